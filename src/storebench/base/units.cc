@@ -1,0 +1,142 @@
+#include "storebench/base/units.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
+namespace storebench {
+namespace {
+
+// Splits "12.5ms" into 12.5 and "ms". Returns false when no number leads.
+bool SplitNumber(std::string_view text, double* value, std::string_view* suffix) {
+  std::string s(text);
+  if (s.empty()) return false;
+  const char* begin = s.c_str();
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(begin, &end);
+  if (end == begin || errno == ERANGE || !std::isfinite(v)) return false;
+  // strtod accepts "inf", "nan", hex floats: the finiteness check covers the first two.
+  *value = v;
+  *suffix = text.substr(static_cast<size_t>(end - begin));
+  return true;
+}
+
+Status Bad(std::string_view flag, std::string_view text, std::string_view form) {
+  return Status::InvalidArgument(fmt::format("{}: invalid value '{}'; expected {}", flag, text, form));
+}
+
+}  // namespace
+
+std::vector<std::string_view> Split(std::string_view text, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = text.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(text.substr(start));
+      return out;
+    }
+    out.push_back(text.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+StatusOr<uint64_t> ParseDurationNs(std::string_view text, std::string_view flag) {
+  constexpr std::string_view kForm = "a positive duration such as 500ms, 10s, 2m, 1h (units ns, us, ms, s, m, h)";
+  double v = 0;
+  std::string_view suf;
+  if (!SplitNumber(text, &v, &suf) || v < 0) return Bad(flag, text, kForm);
+  double mult;
+  if (suf.empty() || suf == "s" || suf == "sec") mult = 1e9;
+  else if (suf == "ns") mult = 1;
+  else if (suf == "us") mult = 1e3;
+  else if (suf == "ms") mult = 1e6;
+  else if (suf == "m" || suf == "min") mult = 60e9;
+  else if (suf == "h") mult = 3600e9;
+  else return Bad(flag, text, kForm);
+  double ns = v * mult;
+  if (ns > 1e18) return Bad(flag, text, kForm);
+  return static_cast<uint64_t>(std::llround(ns));
+}
+
+StatusOr<uint64_t> ParseSize(std::string_view text, std::string_view flag) {
+  constexpr std::string_view kForm = "a size in bytes such as 4096, 4k, 8KiB, 64M, 2G";
+  double v = 0;
+  std::string_view suf;
+  if (!SplitNumber(text, &v, &suf) || v < 0) return Bad(flag, text, kForm);
+  std::string s(suf);
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s.size() > 1 && s.back() == 'b') s.pop_back();
+  if (s.size() > 1 && s.back() == 'i') s.pop_back();
+  double mult;
+  if (s.empty() || s == "b") mult = 1;
+  else if (s == "k") mult = 1024.0;
+  else if (s == "m") mult = 1024.0 * 1024;
+  else if (s == "g") mult = 1024.0 * 1024 * 1024;
+  else if (s == "t") mult = 1024.0 * 1024 * 1024 * 1024;
+  else return Bad(flag, text, kForm);
+  double bytes = v * mult;
+  if (bytes > 9e18 || bytes != std::floor(bytes)) return Bad(flag, text, kForm);
+  return static_cast<uint64_t>(bytes);
+}
+
+StatusOr<double> ParseRate(std::string_view text, std::string_view flag) {
+  constexpr std::string_view kForm = "a positive rate such as 1000, 50k/s, 1.5M/s";
+  double v = 0;
+  std::string_view suf;
+  if (!SplitNumber(text, &v, &suf)) return Bad(flag, text, kForm);
+  if (suf.size() >= 2 && suf.substr(suf.size() - 2) == "/s") suf.remove_suffix(2);
+  double mult;
+  if (suf.empty()) mult = 1;
+  else if (suf == "k" || suf == "K") mult = 1e3;
+  else if (suf == "M") mult = 1e6;
+  else if (suf == "G") mult = 1e9;
+  else return Bad(flag, text, kForm);
+  double rate = v * mult;
+  if (!(rate > 0) || !std::isfinite(rate)) return Bad(flag, text, kForm);
+  return rate;
+}
+
+StatusOr<uint64_t> ParseCount(std::string_view text, std::string_view flag) {
+  constexpr std::string_view kForm = "a whole number such as 1000, 10k, 5e6, 2M";
+  double v = 0;
+  std::string_view suf;
+  if (!SplitNumber(text, &v, &suf) || v < 0) return Bad(flag, text, kForm);
+  double mult;
+  if (suf.empty()) mult = 1;
+  else if (suf == "k" || suf == "K") mult = 1e3;
+  else if (suf == "M") mult = 1e6;
+  else if (suf == "G") mult = 1e9;
+  else return Bad(flag, text, kForm);
+  double n = v * mult;
+  if (n != std::floor(n) || n > 9e18) return Bad(flag, text, kForm);
+  return static_cast<uint64_t>(n);
+}
+
+StatusOr<double> ParseDouble(std::string_view text, std::string_view flag) {
+  double v = 0;
+  std::string_view suf;
+  if (!SplitNumber(text, &v, &suf) || !suf.empty()) return Bad(flag, text, "a number such as 0.8 or -2.917");
+  return v;
+}
+
+std::string FormatDurationNs(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.2f} us", ns / 1e3);
+  if (ns < 1e9) return fmt::format("{:.2f} ms", ns / 1e6);
+  return fmt::format("{:.3f} s", ns / 1e9);
+}
+
+std::string FormatBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+}  // namespace storebench

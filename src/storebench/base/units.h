@@ -1,0 +1,35 @@
+// Parsing of human-written quantities: durations ("10s", "250ms", "2m"),
+// sizes ("4k", "8KiB", "2G"), rates ("50k/s", "1M", "1000") and counts ("5e6", "10k").
+//
+// Every parser returns InvalidArgument with a message naming `flag` and the
+// accepted form, so the CLI can print it verbatim. Pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storebench/base/status.h"
+
+namespace storebench {
+
+// "1.5s", "200ns", "3us", "10ms", "2m", "1h"; a bare number means seconds.
+StatusOr<uint64_t> ParseDurationNs(std::string_view text, std::string_view flag);
+// "4096", "4k", "4K", "4KiB", "1m", "2G": binary multiples (k = 1024).
+StatusOr<uint64_t> ParseSize(std::string_view text, std::string_view flag);
+// "1000", "50k/s", "1.5M/s", "2000/s": operations per second (k = 1000). Must be > 0.
+StatusOr<double> ParseRate(std::string_view text, std::string_view flag);
+// "5000000", "5e6", "10k", "2M" (k = 1000). Non-negative integer.
+StatusOr<uint64_t> ParseCount(std::string_view text, std::string_view flag);
+// A plain finite double ("0.8", "-2.917", "1e-3").
+StatusOr<double> ParseDouble(std::string_view text, std::string_view flag);
+
+std::vector<std::string_view> Split(std::string_view text, char sep);
+
+// "1.23 ms", "456 ns", "2.0 s": for human output.
+std::string FormatDurationNs(double ns);
+// "4.0 KiB", "1.5 GiB".
+std::string FormatBytes(double bytes);
+
+}  // namespace storebench

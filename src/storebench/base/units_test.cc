@@ -1,0 +1,55 @@
+#include "storebench/base/units.h"
+
+#include <gtest/gtest.h>
+
+namespace storebench {
+namespace {
+
+TEST(Units, Durations) {
+  EXPECT_EQ(*ParseDurationNs("10s", "--duration"), 10'000'000'000ull);
+  EXPECT_EQ(*ParseDurationNs("250ms", "--duration"), 250'000'000ull);
+  EXPECT_EQ(*ParseDurationNs("2m", "--duration"), 120'000'000'000ull);
+  EXPECT_EQ(*ParseDurationNs("200ns", "--duration"), 200ull);
+  EXPECT_EQ(*ParseDurationNs("1.5", "--duration"), 1'500'000'000ull);
+  auto bad = ParseDurationNs("ten", "--duration");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--duration"), std::string::npos);
+  EXPECT_FALSE(ParseDurationNs("-1s", "--d").ok());
+  EXPECT_FALSE(ParseDurationNs("5parsecs", "--d").ok());
+  EXPECT_FALSE(ParseDurationNs("", "--d").ok());
+  EXPECT_FALSE(ParseDurationNs("nan", "--d").ok());
+}
+
+TEST(Units, Sizes) {
+  EXPECT_EQ(*ParseSize("4096", "--bs"), 4096u);
+  EXPECT_EQ(*ParseSize("4k", "--bs"), 4096u);
+  EXPECT_EQ(*ParseSize("8KiB", "--bs"), 8192u);
+  EXPECT_EQ(*ParseSize("2G", "--bs"), 2ull << 30);
+  EXPECT_EQ(*ParseSize("1.5k", "--bs"), 1536u);
+  EXPECT_FALSE(ParseSize("4q", "--bs").ok());
+  EXPECT_FALSE(ParseSize("0.3", "--bs").ok());
+}
+
+TEST(Units, Rates) {
+  EXPECT_DOUBLE_EQ(*ParseRate("50k/s", "--r"), 50000.0);
+  EXPECT_DOUBLE_EQ(*ParseRate("1.5M", "--r"), 1.5e6);
+  EXPECT_DOUBLE_EQ(*ParseRate("1000", "--r"), 1000.0);
+  EXPECT_FALSE(ParseRate("0", "--r").ok());
+  EXPECT_FALSE(ParseRate("-5", "--r").ok());
+  EXPECT_FALSE(ParseRate("fast", "--r").ok());
+}
+
+TEST(Units, Counts) {
+  EXPECT_EQ(*ParseCount("5e6", "--num"), 5'000'000u);
+  EXPECT_EQ(*ParseCount("10k", "--num"), 10'000u);
+  EXPECT_FALSE(ParseCount("1.5", "--num").ok());
+  EXPECT_FALSE(ParseCount("-3", "--num").ok());
+}
+
+TEST(Units, Format) {
+  EXPECT_EQ(FormatDurationNs(1500), "1.50 us");
+  EXPECT_EQ(FormatBytes(4096), "4.0 KiB");
+}
+
+}  // namespace
+}  // namespace storebench
