@@ -1,1 +1,58 @@
-int main() { return 0; }
+// storebench: the command line. The only place that decides exit codes:
+// 0 ok, 1 run failed, 2 bad usage or bad input, 130 interrupted (results kept).
+#include <csignal>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "storebench/cli/demo.h"
+#include "storebench/cli/run_command.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnSignal(int) {
+  g_stop.store(true, std::memory_order_relaxed);
+  // A second signal ends the process the usual way.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace storebench::cli;
+  std::vector<std::string> args(argv, argv + argc);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+
+  CLI::App app{"storebench: a benchmark client and read-path toolkit for storage engines.\n"
+               "Without a subcommand it runs a short demonstration."};
+  app.require_subcommand(0, 1);
+  RunFlags run_flags, prepare_flags;
+  CLI::App* run = app.add_subcommand("run", "run a workload against a backend and measure it");
+  AddRunFlags(run, &run_flags);
+  CLI::App* prepare = app.add_subcommand("prepare", "make a backend's data set");
+  AddPrepareFlags(prepare, &prepare_flags);
+  CLI::App* demo = app.add_subcommand("demo", "closed vs open loop on the null backend, with stalls");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string where = app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
+    std::fprintf(stderr, "storebench%s: %s (see storebench%s --help)\n", where.c_str(), e.what(), where.c_str());
+    return kExitBadInput;
+  }
+
+  if (run->parsed()) return ExecuteRun(run_flags, args, &g_stop);
+  if (prepare->parsed()) return ExecutePrepare(prepare_flags);
+  (void)demo;
+  return RunDemo(&g_stop);
+}

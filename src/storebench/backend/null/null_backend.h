@@ -1,0 +1,25 @@
+// The `null` backend: ops that do nothing, or wait a known time, so the driver
+// and the measurement core can be tested and measured on their own (fio's
+// null engine). Optional injected stalls pause every worker at once for a
+// fixed time once per period, like a storage device that hiccups — the case
+// that shows coordinated omission. With --null-async ops complete through
+// Reap() after their service time, exercising queue depth > 1.
+#pragma once
+
+#include "storebench/backend/backend.h"
+
+namespace storebench::backend {
+
+BackendInfo NullBackendInfo();
+
+// Parsed null-backend options (exposed for tests).
+struct NullOptions {
+  enum class Service { kZero, kSpin, kSleep } service = Service::kZero;
+  uint64_t service_ns = 0;
+  uint64_t stall_ns = 0;         // 0 = no stalls
+  uint64_t stall_period_ns = 0;  // a stall of stall_ns ends every period
+  bool async = false;
+};
+StatusOr<NullOptions> ParseNullOptions(const OptionValues& values);
+
+}  // namespace storebench::backend

@@ -1,0 +1,25 @@
+#include <functional>
+
+#include "storebench/backend/backend.h"
+#include "storebench/backend/null/null_backend.h"
+
+namespace storebench::backend {
+
+// An explicit list: static self-registration is dropped by the linker from
+// static libraries, and an explicit list shows what the binary contains.
+const std::vector<BackendInfo>& Backends() {
+  static const std::vector<BackendInfo> all = [] {
+    std::vector<BackendInfo> v;
+    v.push_back(NullBackendInfo());
+    return v;
+  }();
+  return all;
+}
+
+const BackendInfo* FindBackend(std::string_view name) {
+  for (const BackendInfo& b : Backends())
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+}  // namespace storebench::backend

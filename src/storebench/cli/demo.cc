@@ -1,0 +1,35 @@
+#include "storebench/cli/demo.h"
+
+#include <cstdio>
+
+#include "storebench/cli/run_command.h"
+
+namespace storebench::cli {
+
+int RunDemo(const std::atomic<bool>* stop) {
+  std::printf(
+      "storebench demo: a null backend whose ops take 20 us, with every worker paused for 100 ms once a second\n"
+      "(a device that hiccups). First a closed loop, then an open loop at a fixed arrival rate.\n\n");
+  RunFlags closed;
+  closed.backend = "null";
+  closed.threads = 2;
+  closed.duration = "3s";
+  closed.warmup = "0";
+  closed.backend_options = {{"service-time", "spin:20us"}, {"stall", "100ms/1s"}};
+  closed.title = "closed loop: 2 workers back to back";
+  int rc = ExecuteRun(closed, {"storebench", "demo"}, stop);
+  if (rc != kExitOk) return rc;
+  std::printf("\n");
+  RunFlags open = closed;
+  open.schedule = "constant:20k/s";
+  open.title = "open loop: 20,000 arrivals/s, latency from the intended start";
+  rc = ExecuteRun(open, {"storebench", "demo"}, stop);
+  if (rc != kExitOk) return rc;
+  std::printf(
+      "\nThe closed loop records only the few ops that waited out each stall, so its p99 looks harmless;\n"
+      "the open loop keeps the arrivals coming and times them from when they should have started:\n"
+      "its response-time p99 shows the stall, while service time stays near 20 us.\n");
+  return kExitOk;
+}
+
+}  // namespace storebench::cli

@@ -1,0 +1,283 @@
+#include "storebench/cli/run_command.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <set>
+
+#include "storebench/base/units.h"
+#include "storebench/driver/runner.h"
+#include "storebench/report/environment.h"
+#include "storebench/report/result.h"
+
+namespace storebench::cli {
+namespace {
+
+void AddBackendOptions(CLI::App* app, RunFlags* flags) {
+  std::set<std::string> seen;
+  for (const backend::BackendInfo& info : backend::Backends()) {
+    for (const backend::OptionSpec& spec : info.options) {
+      if (!seen.insert(spec.name).second) continue;
+      std::string group = "Backend '" + info.name + "'";
+      std::string name = "--" + spec.name;
+      if (spec.is_flag) {
+        app->add_flag_callback(name, [flags, n = spec.name] { flags->backend_options[n] = "1"; }, spec.help)
+            ->group(group);
+      } else {
+        auto* opt = app->add_option_function<std::string>(
+            name, [flags, n = spec.name](const std::string& v) { flags->backend_options[n] = v; }, spec.help);
+        opt->group(group);
+        if (!spec.default_value.empty()) opt->default_str(spec.default_value);
+      }
+    }
+  }
+}
+
+// Defaults of the chosen backend's options, then what was given.
+backend::OptionValues WithDefaults(const backend::BackendInfo& info, const backend::OptionValues& given) {
+  backend::OptionValues out;
+  for (const auto& spec : info.options)
+    if (!spec.default_value.empty()) out[spec.name] = spec.default_value;
+  for (const auto& [k, v] : given) out[k] = v;
+  return out;
+}
+
+// Fails early, before the run, when an output file cannot be written.
+Status CheckWritable(const std::string& path, const char* flag) {
+  if (path.empty()) return Status::Ok();
+  std::string probe = path + ".probe." + std::to_string(getpid());
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Status::InvalidArgument(fmt::format("{}: cannot write '{}': {}", flag, path, std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return Status::Ok();
+}
+
+StatusOr<driver::WorkerGroup> ParseClass(const std::string& text, const RunFlags& flags) {
+  // NAME:threads=2,schedule=constant:100,priority=0,role=writer,iodepth=1,ops=1000
+  constexpr const char* kForm =
+      "--class: expected NAME:key=value,... with keys threads, schedule, priority, role, iodepth, ops "
+      "(e.g. high:threads=1,priority=0,schedule=closed)";
+  driver::WorkerGroup g;
+  auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0)
+    return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  g.name = text.substr(0, colon);
+  g.threads = flags.threads;
+  g.queue_depth = flags.iodepth;
+  std::string schedule = flags.schedule;
+  // Values may contain commas (sine:A,B,C,D; steps:…,…): a piece without '='
+  // continues the previous value.
+  std::vector<std::pair<std::string, std::string>> kv;
+  for (std::string_view piece : Split(std::string_view(text).substr(colon + 1), ',')) {
+    auto eq = piece.find('=');
+    if (eq == std::string_view::npos) {
+      if (kv.empty()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+      kv.back().second += "," + std::string(piece);
+    } else {
+      kv.emplace_back(std::string(piece.substr(0, eq)), std::string(piece.substr(eq + 1)));
+    }
+  }
+  for (const auto& [key, value] : kv) {
+    if (key == "threads" || key == "priority" || key == "iodepth" || key == "ops") {
+      auto n = ParseCount(value, "--class " + key);
+      if (!n.ok()) return n.status();
+      if (key == "threads") g.threads = static_cast<int>(*n);
+      if (key == "priority") g.priority = static_cast<int>(*n);
+      if (key == "iodepth") g.queue_depth = static_cast<int>(*n);
+      if (key == "ops") g.ops = *n;
+    } else if (key == "schedule") {
+      schedule = value;
+    } else if (key == "role") {
+      g.role = value;
+    } else {
+      return Status::InvalidArgument(fmt::format("{}; unknown key '{}'", kForm, key));
+    }
+  }
+  auto spec = driver::ParseSchedule(schedule, "--class schedule");
+  if (!spec.ok()) return spec.status();
+  g.schedule = *spec;
+  return g;
+}
+
+nlohmann::json ConfigJson(const RunFlags& f, const backend::OptionValues& backend_options) {
+  nlohmann::json j = {{"backend", f.backend}, {"threads", f.threads},     {"iodepth", f.iodepth},
+                      {"duration", f.duration}, {"ops", f.ops},           {"warmup", f.warmup},
+                      {"schedule", f.schedule}, {"interval", f.interval}, {"seed", f.seed},
+                      {"histogram_digits", f.histogram_digits}};
+  if (!f.classes.empty()) j["classes"] = f.classes;
+  nlohmann::json b = nlohmann::json::object();
+  for (const auto& [k, v] : backend_options) b[k] = v;
+  j["backend_options"] = b;
+  return j;
+}
+
+}  // namespace
+
+int ReportError(const Status& status) {
+  std::fprintf(stderr, "storebench: %s\n", status.message().c_str());
+  if (status.code() == Status::Code::kInterrupted) return kExitInterrupted;
+  return status.IsBadInput() ? kExitBadInput : kExitRunFailed;
+}
+
+void AddRunFlags(CLI::App* app, RunFlags* f) {
+  app->add_option("--backend", f->backend, "backend: null, file, whisper, rocksdb (those compiled in)")
+      ->capture_default_str();
+  app->add_option("--threads", f->threads, "worker threads (closed loop) or arrival streams (open loop)")
+      ->capture_default_str();
+  app->add_option("--iodepth", f->iodepth, "ops in flight per worker (async backends)")->capture_default_str();
+  app->add_option("--duration", f->duration, "measured time after warm-up, e.g. 10s, 2m");
+  app->add_option("--ops", f->ops, "measured ops in total (split over the threads), e.g. 1M");
+  app->add_option("--warmup", f->warmup, "time before measuring, excluded from results, e.g. 2s")
+      ->capture_default_str();
+  app->add_option("--schedule", f->schedule,
+                  "closed | constant:RATE | poisson:RATE | sine:A,B,C,D | steps:DUR@RATE,... | trace:FILE")
+      ->capture_default_str();
+  app->add_option("--json", f->json_path, "write the result document (JSON) here");
+  app->add_option("--csv", f->csv_path, "write the interval timeline (CSV) here");
+  app->add_option("--interval", f->interval, "reporting interval, e.g. 1s, 500ms")->capture_default_str();
+  app->add_option("--seed", f->seed, "seed for every random draw")->capture_default_str();
+  app->add_option("--histogram-digits", f->histogram_digits, "significant digits of latency histograms (1-5)")
+      ->capture_default_str();
+  app->add_option("--class", f->classes,
+                  "a worker group (query class), repeatable: NAME:threads=N,schedule=S,priority=P,role=R,iodepth=D,ops=N");
+  app->add_option("--title", f->title, "title of the human summary");
+  app->add_flag("--quiet", f->quiet, "no progress line and no summary");
+  AddBackendOptions(app, f);
+}
+
+void AddPrepareFlags(CLI::App* app, RunFlags* f) {
+  app->add_option("--backend", f->backend, "backend whose data set to make: file, whisper, rocksdb")->required();
+  app->add_option("--seed", f->seed, "seed for generated content")->capture_default_str();
+  AddBackendOptions(app, f);
+}
+
+StatusOr<driver::RunConfig> BuildRunConfig(const RunFlags& f) {
+  driver::RunConfig c;
+  if (f.threads < 1 || f.threads > 4096) return Status::InvalidArgument("--threads: expected a whole number from 1 to 4096");
+  if (f.iodepth < 1 || f.iodepth > 65536) return Status::InvalidArgument("--iodepth: expected a whole number from 1 to 65536");
+  if (f.histogram_digits < 1 || f.histogram_digits > 5)
+    return Status::InvalidArgument("--histogram-digits: expected a whole number from 1 to 5");
+  c.histogram.significant_digits = f.histogram_digits;
+  if (!f.duration.empty()) {
+    auto d = ParseDurationNs(f.duration, "--duration");
+    if (!d.ok()) return d.status();
+    if (*d == 0) return Status::InvalidArgument("--duration: must be positive, e.g. 10s");
+    c.duration_ns = *d;
+  }
+  uint64_t ops = 0;
+  if (!f.ops.empty()) {
+    auto n = ParseCount(f.ops, "--ops");
+    if (!n.ok()) return n.status();
+    if (*n == 0) return Status::InvalidArgument("--ops: must be positive, e.g. 100000");
+    ops = *n;
+  }
+  auto w = ParseDurationNs(f.warmup, "--warmup");
+  if (!w.ok()) return w.status();
+  c.warmup_ns = *w;
+  auto iv = ParseDurationNs(f.interval, "--interval");
+  if (!iv.ok()) return iv.status();
+  if (*iv < 1'000'000) return Status::InvalidArgument("--interval: must be at least 1ms, e.g. 1s");
+  c.interval_ns = *iv;
+  c.seed = f.seed;
+  c.groups.clear();
+  if (f.classes.empty()) {
+    driver::WorkerGroup g;
+    g.threads = f.threads;
+    g.queue_depth = f.iodepth;
+    g.ops = ops;
+    auto spec = driver::ParseSchedule(f.schedule);
+    if (!spec.ok()) return spec.status();
+    g.schedule = *spec;
+    c.groups.push_back(g);
+  } else {
+    std::set<std::string> names;
+    for (const auto& text : f.classes) {
+      auto g = ParseClass(text, f);
+      if (!g.ok()) return g.status();
+      if (!names.insert(g->name).second)
+        return Status::InvalidArgument(fmt::format("--class: the name '{}' is used twice", g->name));
+      if (g->ops == 0 && ops) g->ops = ops;
+      c.groups.push_back(*g);
+    }
+  }
+  bool bounded = c.duration_ns > 0;
+  for (const auto& g : c.groups) bounded = bounded || g.ops > 0 || g.schedule.EndNs() != UINT64_MAX;
+  if (!bounded) return Status::InvalidArgument("--duration: give --duration or --ops (e.g. --duration 10s)");
+  return c;
+}
+
+int ExecutePrepare(const RunFlags& f) {
+  const backend::BackendInfo* info = backend::FindBackend(f.backend);
+  if (!info) return ReportError(Status::InvalidArgument(fmt::format("--backend: unknown backend '{}'", f.backend)));
+  if (!(info->capabilities & backend::kCanPrepare))
+    return ReportError(Status::InvalidArgument(fmt::format("--backend: '{}' has no data set to prepare", f.backend)));
+  backend::CommonOptions common;
+  common.seed = f.seed;
+  auto b = info->create(WithDefaults(*info, f.backend_options), common);
+  if (!b.ok()) return ReportError(b.status());
+  Status s = (*b)->Prepare();
+  if (!s.ok()) return ReportError(s);
+  for (const auto& line : (*b)->SummaryLines()) std::printf("%s\n", line.c_str());
+  return kExitOk;
+}
+
+int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const std::atomic<bool>* stop) {
+  const backend::BackendInfo* info = backend::FindBackend(f.backend);
+  if (!info) {
+    std::string names;
+    for (const auto& b : backend::Backends()) names += (names.empty() ? "" : ", ") + b.name;
+    return ReportError(
+        Status::InvalidArgument(fmt::format("--backend: unknown backend '{}'; expected one of: {}", f.backend, names)));
+  }
+  auto config = BuildRunConfig(f);
+  if (!config.ok()) return ReportError(config.status());
+  if (Status s = CheckWritable(f.json_path, "--json"); !s.ok()) return ReportError(s);
+  if (Status s = CheckWritable(f.csv_path, "--csv"); !s.ok()) return ReportError(s);
+
+  backend::CommonOptions common;
+  common.seed = f.seed;
+  common.threads = config->total_threads();
+  common.queue_depth = f.iodepth;
+  backend::OptionValues options = WithDefaults(*info, f.backend_options);
+  auto made = info->create(options, common);
+  if (!made.ok()) return ReportError(made.status());
+  backend::Backend& b = **made;
+  if (Status s = b.Open(); !s.ok()) return ReportError(s);
+
+  const bool tty = isatty(STDOUT_FILENO) && !f.quiet;
+  driver::ProgressFn progress;
+  if (tty) {
+    progress = [](const driver::IntervalStats& t) {
+      std::printf("\r\033[K%s", report::ProgressLine(t).c_str());
+      std::fflush(stdout);
+    };
+  }
+  auto result = driver::RunLoad(b, *config, stop, progress);
+  if (tty) std::printf("\r\033[K");
+  if (!result.ok()) return ReportError(result.status());
+
+  auto it = options.find("data");
+  nlohmann::json env = report::DescribeEnvironment(it == options.end() ? "" : it->second);
+  nlohmann::json doc = report::BuildRunJson(*result, ConfigJson(f, options), env, b.Results(), argv);
+  if (!f.quiet) {
+    std::string title = f.title.empty() ? fmt::format("storebench run --backend {} ({}, {} threads)", f.backend,
+                                                      f.schedule, config->total_threads())
+                                        : f.title;
+    std::fputs(report::HumanSummary(*result, title, b.SummaryLines()).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  if (!f.json_path.empty()) {
+    if (Status s = report::WriteFileAtomically(f.json_path, doc.dump(1) + "\n"); !s.ok()) return ReportError(s);
+  }
+  if (!f.csv_path.empty()) {
+    if (Status s = report::WriteFileAtomically(f.csv_path, report::IntervalCsv(*result)); !s.ok())
+      return ReportError(s);
+  }
+  return result->interrupted ? kExitInterrupted : kExitOk;
+}
+
+}  // namespace storebench::cli

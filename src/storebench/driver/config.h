@@ -1,0 +1,44 @@
+// RunConfig: everything the driver needs for one measured run, built once by
+// the CLI and passed down. Plain data; nothing here is read from globals.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "storebench/driver/schedule.h"
+#include "storebench/measure/histogram.h"
+
+namespace storebench::driver {
+
+// A set of workers sharing a schedule and a role: the whole load of a simple
+// run, or one query class (e.g. a high-priority scan beside a low-priority one,
+// or the writer of readwhilewriting). Results are reported per group.
+struct WorkerGroup {
+  std::string name = "main";
+  std::string role;      // passed to the backend (e.g. "writer"); empty = main workload
+  int threads = 1;
+  int queue_depth = 1;   // ops in flight per worker (needs an async backend when > 1)
+  int priority = 0;      // read priority passed to the backend (lower = more urgent)
+  ScheduleSpec schedule; // closed loop or open-loop arrivals for the whole group
+  uint64_t ops = 0;      // measured ops for the whole group; 0 = no limit
+};
+
+struct RunConfig {
+  std::vector<WorkerGroup> groups{WorkerGroup{}};
+  uint64_t duration_ns = 0;  // measured time after warm-up; 0 = until ops or the schedule run out
+  uint64_t warmup_ns = 0;
+  uint64_t interval_ns = 1'000'000'000;
+  uint64_t seed = 1;
+  // In-flight ops still running this long after the end are counted as unfinished.
+  uint64_t drain_timeout_ns = 10'000'000'000;
+  measure::HistogramOptions histogram;
+
+  int total_threads() const {
+    int n = 0;
+    for (const auto& g : groups) n += g.threads;
+    return n;
+  }
+};
+
+}  // namespace storebench::driver

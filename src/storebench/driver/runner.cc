@@ -1,0 +1,253 @@
+#include "storebench/driver/runner.h"
+
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <thread>
+
+#include "storebench/driver/worker_loop.h"
+#include "storebench/measure/clock.h"
+#include "storebench/measure/recorder.h"
+#include "storebench/workload/random.h"
+
+namespace storebench::driver {
+namespace {
+
+using measure::Clock;
+
+void SleepUntilNs(const Clock& clock, uint64_t deadline) {
+  uint64_t now = clock.NowNs();
+  if (now >= deadline) return;
+  uint64_t d = deadline - now;
+  timespec ts{static_cast<time_t>(d / 1'000'000'000), static_cast<long>(d % 1'000'000'000)};
+  nanosleep(&ts, nullptr);
+}
+
+Status Validate(const RunConfig& config, const backend::Backend& backend) {
+  if (config.groups.empty()) return Status::InvalidArgument("run: no worker groups");
+  bool bounded = config.duration_ns > 0;
+  for (const WorkerGroup& g : config.groups) {
+    if (g.threads < 1) return Status::InvalidArgument(fmt::format("--threads: must be at least 1 (group {})", g.name));
+    if (g.queue_depth < 1) return Status::InvalidArgument("--iodepth: must be at least 1");
+    if (g.queue_depth > 1 && !(backend.capabilities() & backend::kAsync))
+      return Status::InvalidArgument("--iodepth: this backend completes ops synchronously; use --iodepth 1");
+    if (g.ops > 0 || g.schedule.EndNs() != UINT64_MAX) bounded = true;
+  }
+  if (!bounded) return Status::InvalidArgument("run: give --duration or --ops (e.g. --duration 10s)");
+  if (config.interval_ns < 1'000'000) return Status::InvalidArgument("--interval: must be at least 1ms");
+  return Status::Ok();
+}
+
+struct RUsage {
+  double user_s = 0, sys_s = 0;
+  uint64_t nvcsw = 0, nivcsw = 0;
+};
+RUsage ReadRUsage() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return {static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec / 1e6,
+          static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec / 1e6, static_cast<uint64_t>(ru.ru_nvcsw),
+          static_cast<uint64_t>(ru.ru_nivcsw)};
+}
+
+}  // namespace
+
+Percentiles PercentilesOf(const measure::Histogram& h) {
+  return {h.ValueAtPercentile(50),   h.ValueAtPercentile(90),    h.ValueAtPercentile(99),
+          h.ValueAtPercentile(99.9), h.ValueAtPercentile(99.99), h.max()};
+}
+
+StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, const std::atomic<bool>* stop,
+                            const ProgressFn& progress) {
+  STOREBENCH_RETURN_IF_ERROR(Validate(config, backend));
+  const Clock& clock = Clock::Default();
+  static const std::atomic<bool> kNeverStop{false};
+  if (!stop) stop = &kNeverStop;
+
+  RunResult result;
+  measure::RecorderLayout base = backend.Layout();
+  result.layout = base;
+  result.layout.histogram = config.histogram;
+  result.layout.kinds.clear();
+  for (const WorkerGroup& g : config.groups) {
+    result.group_names.push_back(g.name);
+    result.group_first_kind.push_back(static_cast<uint32_t>(result.layout.kinds.size()));
+    for (const std::string& k : base.kinds)
+      result.layout.kinds.push_back(config.groups.size() == 1 ? k : g.name + "/" + k);
+    result.open_loop = result.open_loop || g.schedule.open_loop();
+  }
+
+  // Per-worker state, made before any thread starts and destroyed after all join.
+  const int n = config.total_threads();
+  std::vector<std::unique_ptr<measure::ThreadRecorder>> recorders;
+  std::vector<measure::ThreadRecorder*> recorder_ptrs;
+  std::vector<std::unique_ptr<internal::WorkerProgress>> progress_state;
+  std::vector<std::unique_ptr<Arrivals>> arrivals;
+  std::vector<internal::WorkerLoopArgs> args(static_cast<size_t>(n));
+  std::vector<backend::WorkerContext> contexts(static_cast<size_t>(n));
+  std::vector<uint32_t> worker_group(static_cast<size_t>(n));
+  internal::Timing timing;
+  timing.drain_timeout_ns = config.drain_timeout_ns;
+  int w = 0;
+  for (size_t gi = 0; gi < config.groups.size(); ++gi) {
+    const WorkerGroup& g = config.groups[gi];
+    for (int i = 0; i < g.threads; ++i, ++w) {
+      uint64_t seed = workload::Random::SeedFor(config.seed, static_cast<uint64_t>(w));
+      recorders.push_back(std::make_unique<measure::ThreadRecorder>(result.layout));
+      recorder_ptrs.push_back(recorders.back().get());
+      progress_state.push_back(std::make_unique<internal::WorkerProgress>());
+      arrivals.push_back(MakeArrivals(g.schedule, i, g.threads, seed ^ 0x5bd1e995));
+      contexts[w] = {w, static_cast<int>(gi), i, g.threads, g.role, g.priority, g.queue_depth, seed};
+      worker_group[w] = static_cast<uint32_t>(gi);
+      auto& a = args[w];
+      a.arrivals = arrivals.back().get();
+      a.recorder = recorders.back().get();
+      a.progress = progress_state.back().get();
+      a.timing = &timing;
+      a.stop = stop;
+      a.ops_limit = g.ops ? g.ops / g.threads + (static_cast<uint64_t>(i) < g.ops % g.threads ? 1 : 0) : 0;
+      a.queue_depth = g.queue_depth;
+      a.kind_offset = result.group_first_kind[gi];
+    }
+  }
+
+  // Workers make their backend workers on their own threads, then wait for the start.
+  std::vector<Status> worker_status(static_cast<size_t>(n));
+  std::atomic<int> ready{0};
+  std::atomic<int> go{0};  // 1 = run, 2 = abort
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      auto made = backend.NewWorker(contexts[i]);
+      if (!made.ok()) worker_status[i] = made.status();
+      ready.fetch_add(1, std::memory_order_acq_rel);
+      while (go.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+      if (go.load() == 1 && made.ok()) {
+        args[i].worker = made->get();
+        internal::RunWorkerLoop(args[i]);
+      }
+      progress_state[i]->done.store(true, std::memory_order_release);
+    });
+  }
+  while (ready.load(std::memory_order_acquire) < n) std::this_thread::yield();
+  for (const Status& s : worker_status) {
+    if (!s.ok()) {
+      go.store(2, std::memory_order_release);
+      for (auto& t : threads) t.join();
+      return s;
+    }
+  }
+  Status before = backend.BeforeRun();
+  if (!before.ok()) {
+    go.store(2, std::memory_order_release);
+    for (auto& t : threads) t.join();
+    return before;
+  }
+
+  RUsage ru0 = ReadRUsage();
+  timing.start_ns = clock.NowNs() + 1'000'000;
+  timing.measure_start_ns = timing.start_ns + config.warmup_ns;
+  if (config.duration_ns) timing.end_ns = timing.measure_start_ns + config.duration_ns;
+  uint64_t schedule_end = 0;
+  for (const WorkerGroup& g : config.groups) schedule_end = std::max(schedule_end, g.schedule.EndNs());
+  if (schedule_end != UINT64_MAX && !config.duration_ns) timing.end_ns = timing.start_ns + schedule_end;
+  go.store(1, std::memory_order_release);
+
+  auto all_done = [&] {
+    for (auto& p : progress_state)
+      if (!p->done.load(std::memory_order_acquire)) return false;
+    return true;
+  };
+
+  // Warm-up: progress only; nothing is recorded.
+  while (!all_done() && !stop->load() && clock.NowNs() < timing.measure_start_ns) {
+    SleepUntilNs(clock, std::min(timing.measure_start_ns, clock.NowNs() + config.interval_ns));
+    if (progress && clock.NowNs() < timing.measure_start_ns) {
+      IntervalStats tick;
+      tick.warmup = true;
+      tick.t_s = -static_cast<double>(timing.measure_start_ns - clock.NowNs()) / 1e9;
+      for (auto& p : progress_state) tick.ops += p->warmup_ops.load(std::memory_order_relaxed);
+      progress(tick);
+    }
+  }
+
+  result.total = std::make_unique<measure::Sample>(result.layout);
+  measure::Sample interval(result.layout);
+  uint64_t interval_start = timing.measure_start_ns;
+  uint64_t last_collect = interval_start;
+  auto collect_interval = [&](uint64_t now) {
+    interval.Reset();
+    measure::Collect(recorder_ptrs, &interval);
+    IntervalStats st;
+    uint64_t from = std::max(interval_start, timing.measure_start_ns);
+    st.length_s = now > from ? static_cast<double>(now - from) / 1e9 : 0;
+    st.t_s = static_cast<double>(now - timing.measure_start_ns) / 1e9;
+    st.ops = interval.ops();
+    st.errors = interval.errors();
+    st.bytes = interval.bytes();
+    st.ops_per_sec = st.length_s > 0 ? static_cast<double>(st.ops) / st.length_s : 0;
+    st.response = PercentilesOf(interval.AllResponse());
+    st.service = PercentilesOf(interval.AllService());
+    st.group_ops.assign(config.groups.size(), 0);
+    for (size_t k = 0; k < result.layout.kinds.size(); ++k) {
+      size_t gi = static_cast<size_t>(std::upper_bound(result.group_first_kind.begin(), result.group_first_kind.end(),
+                                                       static_cast<uint32_t>(k)) -
+                                      result.group_first_kind.begin()) - 1;
+      for (uint64_t o : interval.kinds()[k].outcomes) st.group_ops[gi] += o;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (!arrivals[i]) continue;
+      uint64_t next = progress_state[i]->next_intended_ns.load(std::memory_order_relaxed);
+      if (next == UINT64_MAX || next >= now) continue;
+      uint64_t until = std::min(now, timing.end_ns);
+      if (next >= until) continue;
+      st.lag_ns = std::max(st.lag_ns, now - next);
+      st.backlog += std::max(0.0, arrivals[i]->ExpectedBefore(until - timing.start_ns) -
+                                      arrivals[i]->ExpectedBefore(next - timing.start_ns));
+    }
+    result.total->Merge(interval);
+    interval_start = now;
+    last_collect = now;
+    return st;
+  };
+
+  for (uint64_t k = 1;; ++k) {
+    uint64_t target = timing.measure_start_ns + k * config.interval_ns;
+    while (!all_done() && !stop->load() && clock.NowNs() < target) {
+      SleepUntilNs(clock, std::min(target, clock.NowNs() + 20'000'000));
+    }
+    bool finished = all_done() || stop->load();
+    if (finished) break;
+    IntervalStats st = collect_interval(clock.NowNs());
+    result.intervals.push_back(st);
+    if (progress) progress(st);
+  }
+  for (auto& t : threads) t.join();
+  uint64_t end = std::min(clock.NowNs(), timing.end_ns);
+  IntervalStats last = collect_interval(std::max(end, last_collect));
+  if (last.ops > 0 || last.length_s > 0.05 * static_cast<double>(config.interval_ns) / 1e9) {
+    result.intervals.push_back(last);
+    if (progress) progress(last);
+  }
+  RUsage ru1 = ReadRUsage();
+  Status after = backend.AfterRun();
+
+  result.interrupted = stop->load();
+  result.elapsed_s = end > timing.measure_start_ns ? static_cast<double>(end - timing.measure_start_ns) / 1e9 : 0;
+  for (int i = 0; i < n; ++i) {
+    result.warmup_ops += progress_state[i]->warmup_ops.load();
+    result.unfinished += progress_state[i]->unfinished.load();
+    result.unstarted += progress_state[i]->unstarted.load();
+  }
+  result.cpu_user_s = ru1.user_s - ru0.user_s;
+  result.cpu_sys_s = ru1.sys_s - ru0.sys_s;
+  result.voluntary_switches = ru1.nvcsw - ru0.nvcsw;
+  result.involuntary_switches = ru1.nivcsw - ru0.nivcsw;
+  if (!after.ok()) return after;
+  return result;
+}
+
+}  // namespace storebench::driver

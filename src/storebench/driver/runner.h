@@ -1,0 +1,65 @@
+// RunLoad(): drives a backend with the configured worker groups — closed loop
+// (each worker keeps queue_depth ops in flight back to back) or open loop (an
+// arrival schedule decides when each op should start) — and returns what was
+// measured: totals, per-kind histograms and an interval timeline.
+//
+// Workers record into their own ThreadRecorder; the calling thread acts as the
+// interval reporter and collects by buffer swap, so no operation ever waits on
+// another thread's bookkeeping. Ops that complete during warm-up are counted
+// apart and left out of every figure. A raised `stop` flag (SIGINT) ends the
+// run early; what was measured up to then is returned, marked interrupted.
+// Thread-safety: call from one thread; it starts and joins its own workers.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "storebench/backend/backend.h"
+#include "storebench/driver/config.h"
+#include "storebench/measure/sample.h"
+
+namespace storebench::driver {
+
+struct Percentiles {
+  uint64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0, p9999 = 0, max = 0;
+};
+Percentiles PercentilesOf(const measure::Histogram& h);
+
+struct IntervalStats {
+  double t_s = 0;       // end of the interval, seconds since measurement began
+  double length_s = 0;
+  uint64_t ops = 0, errors = 0, bytes = 0;
+  double ops_per_sec = 0;
+  Percentiles response, service;
+  double backlog = 0;   // arrivals due but not yet started at the interval's end (open loop)
+  uint64_t lag_ns = 0;  // how far the most-behind worker is behind schedule
+  std::vector<uint64_t> group_ops;  // ops per worker group
+  bool warmup = false;  // a progress tick during warm-up (not part of the results)
+};
+
+struct RunResult {
+  measure::RecorderLayout layout;          // kinds are "group/kind" when there are several groups
+  std::vector<std::string> group_names;
+  std::vector<uint32_t> group_first_kind;  // index of each group's first kind in layout.kinds
+  std::unique_ptr<measure::Sample> total;
+  std::vector<IntervalStats> intervals;
+  double elapsed_s = 0;      // measured time, warm-up excluded
+  uint64_t warmup_ops = 0;
+  uint64_t unfinished = 0;   // in flight at the end and not completed within the drain timeout
+  uint64_t unstarted = 0;    // open loop: arrivals due before the end that never started
+  bool interrupted = false;
+  bool open_loop = false;
+  double cpu_user_s = 0, cpu_sys_s = 0;
+  uint64_t voluntary_switches = 0, involuntary_switches = 0;
+};
+
+using ProgressFn = std::function<void(const IntervalStats&)>;
+
+// Runs the load. Errors: a backend's NewWorker() failure or an invalid config.
+StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, const std::atomic<bool>* stop,
+                            const ProgressFn& progress = nullptr);
+
+}  // namespace storebench::driver

@@ -1,0 +1,231 @@
+#include "storebench/driver/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "storebench/backend/null/null_backend.h"
+
+namespace storebench::driver {
+namespace {
+
+std::unique_ptr<backend::Backend> Null(backend::OptionValues options) {
+  auto made = backend::NullBackendInfo().create(options, {});
+  EXPECT_TRUE(made.ok());
+  return std::move(*made);
+}
+
+RunConfig Config(const std::string& schedule, int threads, uint64_t duration_ns, uint64_t ops = 0) {
+  RunConfig c;
+  c.groups[0].threads = threads;
+  c.groups[0].schedule = *ParseSchedule(schedule);
+  c.groups[0].ops = ops;
+  c.duration_ns = duration_ns;
+  c.interval_ns = 200'000'000;
+  return c;
+}
+
+uint64_t IntervalOps(const RunResult& r) {
+  uint64_t n = 0;
+  for (const auto& i : r.intervals) n += i.ops;
+  return n;
+}
+
+TEST(Runner, OpsLimitIsExactAndIntervalsAddUp) {
+  auto b = Null({});
+  auto r = RunLoad(*b, Config("closed", 3, 0, 1'000'001), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->total->ops(), 1'000'001u);
+  EXPECT_EQ(IntervalOps(*r), 1'000'001u);
+  EXPECT_EQ(r->total->errors(), 0u);
+  EXPECT_FALSE(r->interrupted);
+}
+
+TEST(Runner, WarmupIsExcluded) {
+  auto b = Null({{"service-time", "sleep:1ms"}});
+  RunConfig c = Config("closed", 1, 300'000'000);
+  c.warmup_ns = 200'000'000;
+  auto r = RunLoad(*b, c, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r->warmup_ops, 0u);
+  EXPECT_EQ(IntervalOps(*r), r->total->ops());
+  EXPECT_NEAR(r->elapsed_s, 0.3, 0.1);
+}
+
+// A backend for the driver's own contract: async workers that complete on
+// Reap() and remember how many ops they ever had in flight at once.
+class CountingBackend : public backend::Backend {
+ public:
+  explicit CountingBackend(bool async) : async_(async) {}
+  uint32_t capabilities() const override { return async_ ? static_cast<uint32_t>(backend::kAsync) : 0u; }
+  StatusOr<std::unique_ptr<backend::Worker>> NewWorker(const backend::WorkerContext& ctx) override {
+    return std::unique_ptr<backend::Worker>(new W(this, ctx.queue_depth));
+  }
+  std::atomic<size_t> max_in_flight{0};
+
+ private:
+  class W : public backend::Worker {
+   public:
+    W(CountingBackend* b, int qd) : b_(b), qd_(static_cast<size_t>(qd)) {}
+    backend::SubmitResult Submit(uint64_t tag, backend::Completion*) override {
+      if (tags_.size() >= qd_) return backend::SubmitResult::kBusy;
+      tags_.push_back(tag);
+      if (tags_.size() > b_->max_in_flight.load()) b_->max_in_flight.store(tags_.size());
+      return backend::SubmitResult::kQueued;
+    }
+    size_t Reap(size_t min, std::span<backend::Completion> out) override {
+      // Completes only when the queue is full (or on a blocking reap), so depth is really used.
+      if (tags_.size() < qd_ && min == 0) return 0;
+      size_t n = std::min(out.size(), tags_.size());
+      for (size_t i = 0; i < n; ++i) out[i] = backend::Completion{tags_[i], 0, 0, 0};
+      tags_.erase(tags_.begin(), tags_.begin() + static_cast<long>(n));
+      return n;
+    }
+
+   private:
+    CountingBackend* b_;
+    size_t qd_;
+    std::vector<uint64_t> tags_;
+  };
+  bool async_;
+};
+
+TEST(Runner, QueueDepthKeepsSeveralInFlight) {
+  CountingBackend b(/*async=*/true);
+  RunConfig c = Config("closed", 1, 0, 10000);
+  c.groups[0].queue_depth = 8;
+  auto r = RunLoad(b, c, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->total->ops(), 10000u);
+  EXPECT_EQ(b.max_in_flight.load(), 8u);
+  EXPECT_EQ(r->unfinished, 0u);
+}
+
+TEST(Runner, AsyncNullBackendCompletesEveryOp) {
+  auto b = Null({{"service-time", "spin:50us"}, {"null-async", "1"}});
+  RunConfig c = Config("closed", 2, 0, 2000);
+  c.groups[0].queue_depth = 4;
+  auto r = RunLoad(*b, c, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->total->ops(), 2000u);
+  EXPECT_GE(r->total->AllService().min(), 50'000u);
+}
+
+TEST(Runner, SyncBackendRefusesQueueDepth) {
+  CountingBackend b(/*async=*/false);
+  RunConfig c = Config("closed", 1, 0, 10);
+  c.groups[0].queue_depth = 4;
+  auto r = RunLoad(b, c, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--iodepth"), std::string::npos);
+}
+
+TEST(Runner, StopFlagEndsTheRunAndKeepsResults) {
+  auto b = Null({{"service-time", "sleep:100us"}});
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.store(true);
+  });
+  auto r = RunLoad(*b, Config("closed", 2, 60'000'000'000), &stop);
+  stopper.join();
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->interrupted);
+  EXPECT_GT(r->total->ops(), 0u);
+  EXPECT_EQ(IntervalOps(*r), r->total->ops());
+  EXPECT_LT(r->elapsed_s, 30.0);
+}
+
+TEST(Runner, OpenLoopHitsTheScheduledCount) {
+  auto b = Null({});
+  auto r = RunLoad(*b, Config("constant:20000", 2, 500'000'000), nullptr);
+  ASSERT_TRUE(r.ok());
+  // 20,000/s for 0.5 s from a target that keeps up: 10,000 arrivals, give or take the edges.
+  EXPECT_NEAR(static_cast<double>(r->total->ops()), 10000.0, 60.0);
+  EXPECT_EQ(r->unstarted, 0u);
+}
+
+TEST(Runner, StepsScheduleEndsTheRun) {
+  auto b = Null({});
+  RunConfig c = Config("steps:200ms@5000,200ms@20000", 2, 0);
+  auto r = RunLoad(*b, c, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(static_cast<double>(r->total->ops()), 1000 + 4000, 40.0);
+}
+
+// The coordinated-omission test of the foundation issue: a device that stalls
+// 100 ms every second, driven open loop at 1,000 ops/s.
+TEST(Runner, OpenLoopResponseTimeShowsTheStallServiceTimeDoesNot) {
+  auto b = Null({{"stall", "100ms/1s"}});
+  auto r = RunLoad(*b, Config("constant:1000", 1, 3'000'000'000), nullptr);
+  ASSERT_TRUE(r.ok());
+  auto response = r->total->AllResponse();
+  auto service = r->total->AllService();
+  // About 10% of arrivals land in a stall and wait up to 100 ms: p99 is tens of ms.
+  EXPECT_GT(response.ValueAtPercentile(99), 20'000'000u);
+  EXPECT_GT(response.ValueAtPercentile(95), 5'000'000u);
+  EXPECT_GT(response.max(), 80'000'000u);
+  // Only the op that ran into each stall was slow to serve.
+  EXPECT_LT(service.ValueAtPercentile(99), 1'000'000u);
+  // The driver saw itself fall behind during the stalls.
+  EXPECT_GE(r->total->start_lag().max(), 80'000'000u);
+}
+
+TEST(Runner, ClosedLoopReportsTheStallAsWhatItIs) {
+  auto b = Null({{"stall", "100ms/1s"}, {"service-time", "spin:10us"}});
+  auto r = RunLoad(*b, Config("closed", 1, 3'000'000'000), nullptr);
+  ASSERT_TRUE(r.ok());
+  auto service = r->total->AllService();
+  // A closed loop records one slow op per stall and stops issuing meanwhile:
+  // the max shows the stall, the percentiles do not, and throughput drops ~10%.
+  EXPECT_GT(service.max(), 80'000'000u);
+  EXPECT_LT(service.ValueAtPercentile(99), 1'000'000u);
+  EXPECT_EQ(r->total->AllResponse().ValueAtPercentile(99), service.ValueAtPercentile(99));
+}
+
+TEST(Runner, GroupsAreReportedSeparately) {
+  auto b = Null({});
+  RunConfig c;
+  c.groups.clear();
+  WorkerGroup fast, slow;
+  fast.name = "fast";
+  fast.ops = 1000;
+  slow.name = "slow";
+  slow.ops = 1000;
+  slow.schedule = *ParseSchedule("constant:5000");
+  c.groups = {fast, slow};
+  auto r = RunLoad(*b, c, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->layout.kinds.size(), 2u);
+  EXPECT_EQ(r->layout.kinds[0], "fast/op");
+  EXPECT_EQ(r->layout.kinds[1], "slow/op");
+  EXPECT_EQ(r->total->kinds()[0].service.count(), 1000u);
+  EXPECT_EQ(r->total->kinds()[1].service.count(), 1000u);
+}
+
+TEST(Runner, UnboundedRunIsRefused) {
+  auto b = Null({});
+  auto r = RunLoad(*b, Config("closed", 1, 0), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsBadInput());
+}
+
+TEST(Runner, OverloadIsVisibleAsBacklogAndUnstartedOps) {
+  // 1 ms per op can serve 1,000/s; 3,000/s are asked for.
+  auto b = Null({{"service-time", "spin:1ms"}});
+  auto r = RunLoad(*b, Config("constant:3000", 1, 600'000'000), nullptr);
+  ASSERT_TRUE(r.ok());
+  double max_backlog = 0;
+  uint64_t max_lag = 0;
+  for (const auto& i : r->intervals) {
+    max_backlog = std::max(max_backlog, i.backlog);
+    max_lag = std::max(max_lag, i.lag_ns);
+  }
+  EXPECT_GT(max_backlog, 100.0);
+  EXPECT_GT(max_lag, 50'000'000u);
+  EXPECT_GT(r->unstarted, 500u);
+  EXPECT_GT(r->total->AllResponse().ValueAtPercentile(50), 50'000'000u);
+}
+
+}  // namespace
+}  // namespace storebench::driver

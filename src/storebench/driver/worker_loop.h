@@ -1,0 +1,47 @@
+// The loop each worker thread runs: submit ops at the intended times (open
+// loop) or back to back (closed loop), keep up to queue_depth in flight, and
+// record every completion into the worker's own recorder. Internal to driver/.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "storebench/backend/backend.h"
+#include "storebench/driver/schedule.h"
+#include "storebench/measure/recorder.h"
+
+namespace storebench::driver::internal {
+
+// Instants shared by all workers, fixed before they start (Clock ns).
+struct Timing {
+  uint64_t start_ns = 0;          // arrivals' t = 0
+  uint64_t measure_start_ns = 0;  // end of warm-up
+  uint64_t end_ns = UINT64_MAX;   // no op starts at or after this
+  uint64_t drain_timeout_ns = 0;
+};
+
+// What a worker publishes for the reporter; written by the worker, read by the
+// reporter with relaxed loads (on its own cache line, never shared by workers).
+struct alignas(64) WorkerProgress {
+  std::atomic<uint64_t> next_intended_ns{UINT64_MAX};  // absolute; UINT64_MAX = none pending
+  std::atomic<uint64_t> warmup_ops{0};
+  std::atomic<uint64_t> unfinished{0};
+  std::atomic<uint64_t> unstarted{0};  // open loop: due before the stop, never started
+  std::atomic<bool> done{false};
+};
+
+struct WorkerLoopArgs {
+  backend::Worker* worker = nullptr;
+  Arrivals* arrivals = nullptr;  // null = closed loop
+  measure::ThreadRecorder* recorder = nullptr;
+  WorkerProgress* progress = nullptr;
+  const Timing* timing = nullptr;
+  const std::atomic<bool>* stop = nullptr;
+  uint64_t ops_limit = 0;  // measured ops for this worker; 0 = none
+  int queue_depth = 1;
+  uint32_t kind_offset = 0;
+};
+
+void RunWorkerLoop(const WorkerLoopArgs& args);
+
+}  // namespace storebench::driver::internal

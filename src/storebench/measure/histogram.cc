@@ -1,0 +1,195 @@
+#include "storebench/measure/histogram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "storebench/measure/base64.h"
+
+namespace storebench::measure {
+
+Histogram::Histogram(HistogramOptions options) : options_(options) {
+  options_.significant_digits = std::clamp(options_.significant_digits, 1, 5);
+  if (options_.highest < 2) options_.highest = 2;
+  uint64_t largest_single_unit = 2;
+  for (int i = 0; i < options_.significant_digits; ++i) largest_single_unit *= 10;
+  int sub_bucket_count_magnitude = static_cast<int>(std::ceil(std::log2(static_cast<double>(largest_single_unit))));
+  sub_bucket_half_count_magnitude_ = sub_bucket_count_magnitude - 1;
+  uint64_t sub_bucket_count = uint64_t{1} << sub_bucket_count_magnitude;
+  sub_bucket_mask_ = sub_bucket_count - 1;
+
+  uint64_t smallest_untrackable = sub_bucket_count;
+  int buckets = 1;
+  while (smallest_untrackable <= options_.highest) {
+    if (smallest_untrackable > (uint64_t{1} << 62)) {
+      smallest_untrackable = UINT64_MAX;
+      ++buckets;
+      break;
+    }
+    smallest_untrackable <<= 1;
+    ++buckets;
+  }
+  highest_trackable_ = smallest_untrackable == UINT64_MAX ? UINT64_MAX : smallest_untrackable - 1;
+  counts_.assign(static_cast<size_t>(buckets + 1) << sub_bucket_half_count_magnitude_, 0);
+}
+
+uint64_t Histogram::ValueFromIndex(size_t index) const {
+  int bucket = static_cast<int>(index >> sub_bucket_half_count_magnitude_) - 1;
+  uint64_t half = uint64_t{1} << sub_bucket_half_count_magnitude_;
+  uint64_t sub = (index & (half - 1)) + half;
+  if (bucket < 0) {
+    sub -= half;
+    bucket = 0;
+  }
+  return sub << bucket;
+}
+
+uint64_t Histogram::LowestEquivalent(uint64_t value) const { return ValueFromIndex(IndexOf(value)); }
+
+uint64_t Histogram::HighestEquivalent(uint64_t value) const {
+  uint64_t v = value | sub_bucket_mask_;
+  int bucket = 63 - __builtin_clzll(v) - sub_bucket_half_count_magnitude_;
+  uint64_t lowest = LowestEquivalent(value);
+  uint64_t width = uint64_t{1} << bucket;
+  return lowest + (width - 1);
+}
+
+double Histogram::relative_precision() const { return 1.0 / static_cast<double>(uint64_t{1} << sub_bucket_half_count_magnitude_); }
+
+Status Histogram::Merge(const Histogram& other) {
+  if (other.counts_.size() != counts_.size() || other.options_.significant_digits != options_.significant_digits ||
+      other.highest_trackable_ != highest_trackable_) {
+    return Status::InvalidArgument(fmt::format(
+        "histogram merge: layouts differ ({} digits up to {} vs {} digits up to {})", options_.significant_digits,
+        highest_trackable_, other.options_.significant_digits, other.highest_trackable_));
+  }
+  if (other.total_ == 0) return Status::Ok();
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  total_ += other.total_;
+  saturated_ += other.saturated_;
+  sum_ += other.sum_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  return Status::Ok();
+}
+
+void Histogram::Reset() {
+  if (total_ == 0) return;
+  std::fill(counts_.begin(), counts_.end(), 0);
+  total_ = 0;
+  saturated_ = 0;
+  sum_ = 0;
+  min_ = UINT64_MAX;
+  max_ = 0;
+}
+
+double Histogram::stddev() const {
+  if (total_ < 2) return 0.0;
+  double mean = this->mean();
+  double acc = 0;
+  ForEachBucket([&](uint64_t lo, uint64_t hi, uint64_t n) {
+    double mid = (static_cast<double>(lo) + static_cast<double>(hi)) / 2.0;
+    double d = mid - mean;
+    acc += d * d * static_cast<double>(n);
+  });
+  return std::sqrt(acc / static_cast<double>(total_));
+}
+
+uint64_t Histogram::ValueAtPercentile(double p) const {
+  if (total_ == 0) return 0;
+  p = std::clamp(p, 0.0, 100.0);
+  uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total_)));
+  rank = std::clamp<uint64_t>(rank, 1, total_);
+  uint64_t seen = 0;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    if (seen >= rank) {
+      uint64_t v = HighestEquivalent(ValueFromIndex(i));
+      return std::clamp(v, min_, max_);
+    }
+  }
+  return max_;
+}
+
+uint64_t Histogram::CountAtOrBelow(uint64_t value) const {
+  size_t last = IndexOf(std::min(value, highest_trackable_));
+  uint64_t n = 0;
+  for (size_t i = 0; i <= last; ++i) n += counts_[i];
+  return n;
+}
+
+std::string Histogram::Encode() const {
+  // Varint stream over the bucket array: a positive zigzag value is a count,
+  // a negative one is a run of that many empty buckets (HdrHistogram's idea).
+  std::string bytes;
+  size_t i = 0;
+  while (i < counts_.size()) {
+    if (counts_[i] == 0) {
+      size_t j = i;
+      while (j < counts_.size() && counts_[j] == 0) ++j;
+      AppendZigZagVarint(&bytes, -static_cast<int64_t>(j - i));
+      i = j;
+    } else {
+      AppendZigZagVarint(&bytes, static_cast<int64_t>(counts_[i]));
+      ++i;
+    }
+  }
+  return fmt::format("hlog1:{}:{}:{}:{}:{:.17g}:{}:{}", options_.significant_digits, options_.highest, min(), max_,
+                     sum_, saturated_, Base64Encode(bytes));
+}
+
+StatusOr<Histogram> Histogram::Decode(std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    return Status::Corruption(fmt::format("histogram decode: {} in '{}'", why, text.substr(0, 40)));
+  };
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (int f = 0; f < 7; ++f) {
+    size_t pos = text.find(':', start);
+    if (pos == std::string_view::npos) return bad("missing fields");
+    parts.emplace_back(text.substr(start, pos - start));
+    start = pos + 1;
+  }
+  std::string_view payload = text.substr(start);
+  if (parts[0] != "hlog1") return bad("unknown format tag");
+  char* end = nullptr;
+  HistogramOptions opt;
+  opt.significant_digits = static_cast<int>(std::strtol(parts[1].c_str(), &end, 10));
+  if (*end || opt.significant_digits < 1 || opt.significant_digits > 5) return bad("bad digits");
+  opt.highest = std::strtoull(parts[2].c_str(), &end, 10);
+  if (*end || opt.highest < 2) return bad("bad highest");
+  uint64_t mn = std::strtoull(parts[3].c_str(), &end, 10);
+  if (*end) return bad("bad min");
+  uint64_t mx = std::strtoull(parts[4].c_str(), &end, 10);
+  if (*end) return bad("bad max");
+  double sum = std::strtod(parts[5].c_str(), &end);
+  if (*end) return bad("bad sum");
+  uint64_t sat = std::strtoull(parts[6].c_str(), &end, 10);
+  if (*end) return bad("bad saturated");
+  std::string bytes;
+  if (!Base64Decode(payload, &bytes)) return bad("bad base64");
+  Histogram h(opt);
+  size_t pos = 0, idx = 0;
+  while (pos < bytes.size()) {
+    int64_t v;
+    if (!ReadZigZagVarint(bytes, &pos, &v)) return bad("truncated varint");
+    if (v < 0) {
+      uint64_t run = static_cast<uint64_t>(-v);
+      if (run > h.counts_.size() - idx) return bad("zero run past the end");
+      idx += run;
+    } else {
+      if (idx >= h.counts_.size()) return bad("count past the end");
+      h.counts_[idx++] = static_cast<uint64_t>(v);
+      h.total_ += static_cast<uint64_t>(v);
+    }
+  }
+  if (idx != h.counts_.size()) return bad("bucket count mismatch");
+  h.min_ = h.total_ ? mn : UINT64_MAX;
+  h.max_ = mx;
+  h.sum_ = sum;
+  h.saturated_ = sat;
+  return h;
+}
+
+}  // namespace storebench::measure

@@ -1,0 +1,112 @@
+// Histogram: a log-linear latency histogram in the manner of HdrHistogram.
+//
+// Values (nanoseconds, or any unsigned integer) from 1 to `highest` are kept
+// with `significant_digits` decimal digits of relative precision: every
+// bucket's width is at most 10^-digits of its lowest value, so any reported
+// percentile lies within that relative error of an exact value of the data.
+// Values above `highest` are clamped to it and counted in saturated(), never
+// dropped. Record() is O(1) and never allocates; all memory is allocated by the
+// constructor.
+// Thread-safety: none. One writer at a time; the per-thread recorder
+// (recorder.h) is the way to record from many threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storebench/base/status.h"
+
+namespace storebench::measure {
+
+struct HistogramOptions {
+  int significant_digits = 3;           // 1..5
+  uint64_t highest = 3'600'000'000'000;  // 1 hour in ns; the range actually covered is >= this
+};
+
+class Histogram {
+ public:
+  explicit Histogram(HistogramOptions options = {});
+
+  // Adds `count` observations of `value`. O(1), allocation-free.
+  void Record(uint64_t value, uint64_t count = 1) {
+    if (value > highest_trackable_) [[unlikely]] {
+      saturated_ += count;
+      value = highest_trackable_;
+    }
+    counts_[IndexOf(value)] += count;
+    total_ += count;
+    sum_ += static_cast<double>(value) * static_cast<double>(count);
+    if (value < min_) min_ = value;
+    if (value > max_) max_ = value;
+  }
+
+  // Adds every observation of `other`, which must have the same options (else InvalidArgument).
+  Status Merge(const Histogram& other);
+  // Forgets all observations; keeps the allocation.
+  void Reset();
+
+  uint64_t count() const { return total_; }
+  uint64_t saturated() const { return saturated_; }
+  // Exact smallest / largest recorded value (0 when empty).
+  uint64_t min() const { return total_ ? min_ : 0; }
+  uint64_t max() const { return max_; }
+  double mean() const { return total_ ? sum_ / static_cast<double>(total_) : 0.0; }
+  // Standard deviation computed from bucket midpoints (within the stated precision).
+  double stddev() const;
+  // Value at percentile p in [0,100]: the highest value equivalent to the bucket
+  // holding the ceil(p/100*count)-th observation, clamped to [min, max]. 0 when empty.
+  uint64_t ValueAtPercentile(double p) const;
+  // Count of observations <= value (bucket resolution).
+  uint64_t CountAtOrBelow(uint64_t value) const;
+
+  const HistogramOptions& options() const { return options_; }
+  uint64_t highest_trackable() const { return highest_trackable_; }
+  // Largest relative width of a bucket: percentile answers are within this of exact.
+  double relative_precision() const;
+
+  // Lowest and highest values that land in the same bucket as `value`.
+  uint64_t LowestEquivalent(uint64_t value) const;
+  uint64_t HighestEquivalent(uint64_t value) const;
+
+  // Lossless compact text form: "hlog1:<digits>:<highest>:<min>:<max>:<sum>:<saturated>:<base64 varints>"
+  // where the varints are (zero-run or count) pairs over the bucket array.
+  std::string Encode() const;
+  // Inverse of Encode(); Corruption on malformed input.
+  static StatusOr<Histogram> Decode(std::string_view text);
+
+  // Calls fn(bucket_lowest_value, bucket_highest_value, count) for every non-empty bucket, ascending.
+  template <typename Fn>
+  void ForEachBucket(Fn&& fn) const {
+    for (size_t i = 0; i < counts_.size(); ++i) {
+      if (counts_[i] == 0) continue;
+      uint64_t lo = ValueFromIndex(i);
+      fn(lo, HighestEquivalent(lo), counts_[i]);
+    }
+  }
+
+ private:
+  size_t IndexOf(uint64_t value) const {
+    // Bucket = position of the highest set bit above the sub-bucket range;
+    // values below sub_bucket_count_ fall in bucket 0 at full resolution.
+    uint64_t v = value | sub_bucket_mask_;
+    int bucket = 63 - __builtin_clzll(v) - sub_bucket_half_count_magnitude_;
+    size_t sub = static_cast<size_t>(value >> bucket);
+    return (static_cast<size_t>(bucket) << sub_bucket_half_count_magnitude_) + sub;
+  }
+  uint64_t ValueFromIndex(size_t index) const;
+
+  HistogramOptions options_;
+  int sub_bucket_half_count_magnitude_ = 0;
+  uint64_t sub_bucket_mask_ = 0;  // sub_bucket_count - 1
+  uint64_t highest_trackable_ = 0;
+  std::vector<uint64_t> counts_;
+  uint64_t total_ = 0;
+  uint64_t saturated_ = 0;
+  uint64_t min_ = UINT64_MAX;
+  uint64_t max_ = 0;
+  double sum_ = 0;
+};
+
+}  // namespace storebench::measure

@@ -1,0 +1,173 @@
+#include "storebench/measure/histogram.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace storebench::measure {
+namespace {
+
+// The exact p-th percentile of a sorted sample, with the same rank rule as the histogram.
+uint64_t ExactPercentile(const std::vector<uint64_t>& sorted, double p) {
+  uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  rank = std::clamp<uint64_t>(rank, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
+void CheckAccuracy(int digits, const std::vector<uint64_t>& values) {
+  Histogram h({digits, 3'600'000'000'000});
+  for (uint64_t v : values) h.Record(v);
+  std::vector<uint64_t> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const double tolerance = std::pow(10.0, -digits);
+  ASSERT_LE(h.relative_precision(), tolerance);
+  for (double p : {0.0, 1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 99.0, 99.5, 99.9, 99.99, 99.999, 100.0}) {
+    uint64_t exact = ExactPercentile(sorted, p);
+    uint64_t got = h.ValueAtPercentile(p);
+    double err = std::fabs(static_cast<double>(got) - static_cast<double>(exact)) / static_cast<double>(exact);
+    EXPECT_LE(err, tolerance) << "digits=" << digits << " p=" << p << " exact=" << exact << " got=" << got;
+  }
+  EXPECT_EQ(h.min(), sorted.front());
+  EXPECT_EQ(h.max(), sorted.back());
+  EXPECT_EQ(h.count(), values.size());
+  double sum = 0;
+  for (uint64_t v : values) sum += static_cast<double>(v);
+  EXPECT_NEAR(h.mean(), sum / static_cast<double>(values.size()), 1e-6 * h.mean());
+}
+
+TEST(Histogram, PercentilesWithinStatedPrecisionLogNormal) {
+  std::mt19937_64 rng(42);
+  std::lognormal_distribution<double> dist(10.0, 2.5);  // ns .. seconds
+  std::vector<uint64_t> values;
+  for (int i = 0; i < 200000; ++i) values.push_back(1 + static_cast<uint64_t>(std::min(dist(rng), 3.5e12)));
+  for (int digits : {1, 2, 3, 4}) CheckAccuracy(digits, values);
+}
+
+TEST(Histogram, PercentilesWithinStatedPrecisionUniformWideRange) {
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> values;
+  for (int i = 0; i < 100000; ++i) {
+    double e = std::uniform_real_distribution<double>(0, std::log(3.6e12))(rng);
+    values.push_back(1 + static_cast<uint64_t>(std::exp(e)));
+  }
+  CheckAccuracy(3, values);
+}
+
+TEST(Histogram, CoversOneHourWithoutSaturation) {
+  Histogram h;
+  h.Record(1);
+  h.Record(3'600'000'000'000ull);  // one hour in ns
+  EXPECT_EQ(h.saturated(), 0u);
+  EXPECT_GE(h.highest_trackable(), 3'600'000'000'000ull);
+  EXPECT_EQ(h.ValueAtPercentile(100), 3'600'000'000'000ull);
+  EXPECT_EQ(h.ValueAtPercentile(0), 1u);
+}
+
+TEST(Histogram, ValuesBeyondRangeAreCountedNotDropped) {
+  Histogram h({3, 1'000'000});
+  h.Record(5);
+  h.Record(10'000'000'000ull);
+  EXPECT_EQ(h.count(), 2u);
+  EXPECT_EQ(h.saturated(), 1u);
+  EXPECT_EQ(h.max(), h.highest_trackable());
+}
+
+TEST(Histogram, SmallValuesExact) {
+  Histogram h;
+  for (uint64_t v = 0; v < 2048; ++v) h.Record(v);
+  for (uint64_t v = 0; v < 2048; ++v) EXPECT_EQ(h.LowestEquivalent(v), v);
+  EXPECT_EQ(h.ValueAtPercentile(50), 1023u);
+}
+
+TEST(Histogram, MergeEqualsRecordingEverything) {
+  std::mt19937_64 rng(3);
+  std::exponential_distribution<double> dist(1e-5);
+  Histogram a, b, all;
+  for (int i = 0; i < 50000; ++i) {
+    uint64_t v = static_cast<uint64_t>(dist(rng));
+    (i % 3 ? a : b).Record(v);
+    all.Record(v);
+  }
+  ASSERT_TRUE(a.Merge(b).ok());
+  EXPECT_EQ(a.count(), all.count());
+  EXPECT_EQ(a.min(), all.min());
+  EXPECT_EQ(a.max(), all.max());
+  for (double p : {50.0, 90.0, 99.0, 99.9, 100.0}) EXPECT_EQ(a.ValueAtPercentile(p), all.ValueAtPercentile(p));
+  EXPECT_EQ(a.Encode(), all.Encode());
+}
+
+TEST(Histogram, MergeRefusesOtherLayout) {
+  Histogram a({3, 3'600'000'000'000}), b({2, 3'600'000'000'000});
+  b.Record(10);
+  EXPECT_FALSE(a.Merge(b).ok());
+}
+
+TEST(Histogram, ResetForgets) {
+  Histogram h;
+  h.Record(100);
+  h.Reset();
+  EXPECT_EQ(h.count(), 0u);
+  EXPECT_EQ(h.max(), 0u);
+  EXPECT_EQ(h.ValueAtPercentile(99), 0u);
+}
+
+TEST(Histogram, StddevNearExact) {
+  Histogram h;
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> dist(1e6, 1e5);
+  double s = 0, s2 = 0;
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) {
+    uint64_t v = static_cast<uint64_t>(std::max(1.0, dist(rng)));
+    h.Record(v);
+    s += static_cast<double>(v);
+    s2 += static_cast<double>(v) * static_cast<double>(v);
+  }
+  double sd = std::sqrt(s2 / n - (s / n) * (s / n));
+  EXPECT_NEAR(h.stddev(), sd, sd * 0.01);
+}
+
+TEST(Histogram, EncodeDecodeIsLossless) {
+  std::mt19937_64 rng(11);
+  std::lognormal_distribution<double> dist(8, 3);
+  Histogram h;
+  for (int i = 0; i < 30000; ++i) h.Record(static_cast<uint64_t>(dist(rng)), 1 + i % 3);
+  std::string text = h.Encode();
+  auto back = Histogram::Decode(text);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->count(), h.count());
+  EXPECT_EQ(back->min(), h.min());
+  EXPECT_EQ(back->max(), h.max());
+  EXPECT_DOUBLE_EQ(back->mean(), h.mean());
+  EXPECT_EQ(back->Encode(), text);
+  for (double p : {1.0, 50.0, 99.0, 99.99}) EXPECT_EQ(back->ValueAtPercentile(p), h.ValueAtPercentile(p));
+  // Compact: far smaller than one decimal number per bucket.
+  EXPECT_LT(text.size(), 20000u);
+}
+
+TEST(Histogram, EncodeEmpty) {
+  Histogram h;
+  auto back = Histogram::Decode(h.Encode());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->count(), 0u);
+}
+
+TEST(Histogram, DecodeRejectsGarbage) {
+  EXPECT_FALSE(Histogram::Decode("").ok());
+  EXPECT_FALSE(Histogram::Decode("hlog1:3:100").ok());
+  EXPECT_FALSE(Histogram::Decode("hlog2:3:3600000000000:0:0:0:0:").ok());
+  EXPECT_FALSE(Histogram::Decode("hlog1:3:3600000000000:0:0:0:0:!!!!").ok());
+  EXPECT_FALSE(Histogram::Decode("hlog1:9:3600000000000:0:0:0:0:").ok());
+  // A valid payload for another layout overruns the bucket array.
+  Histogram big({3, 3'600'000'000'000});
+  big.Record(3'000'000'000'000);
+  std::string text = big.Encode();
+  std::string small = "hlog1:3:1000" + text.substr(text.find(':', 8));
+  EXPECT_FALSE(Histogram::Decode(small).ok());
+}
+
+}  // namespace
+}  // namespace storebench::measure
