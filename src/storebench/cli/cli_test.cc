@@ -1,0 +1,158 @@
+// End-to-end tests of the storebench binary: flags in, exit code, summary and
+// result files out.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Binary() {
+  const char* b = std::getenv("STOREBENCH_BINARY");
+  return b ? b : "storebench";
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("cli_test_" + std::to_string(getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome Run(const std::string& args) {
+    std::string cmd = Binary() + " " + args + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
+    int rc = std::system(cmd.c_str());
+    Outcome o;
+    o.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    o.out = Slurp(dir_ / "out");
+    o.err = Slurp(dir_ / "err");
+    return o;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Cli, RunWritesJsonAndCsvWithTheContractKeys) {
+  auto json = dir_ / "r.json", csv = dir_ / "r.csv";
+  Outcome o = Run("run --backend null --threads 2 --ops 200k --interval 50ms --seed 7 --json " + json.string() +
+                  " --csv " + csv.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("ops/s"), std::string::npos);
+  auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_EQ(doc["schema"], "storebench.run/1");
+  EXPECT_EQ(doc["totals"]["ops"], 200000);
+  EXPECT_EQ(doc["totals"]["errors"], 0);
+  EXPECT_GT(doc["throughput"]["ops_per_sec"].get<double>(), 0);
+  for (const char* which : {"response", "service"})
+    for (const char* k : {"p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns", "histogram"})
+      EXPECT_TRUE(doc["latency"][which].contains(k)) << which << "." << k;
+  uint64_t sum = 0;
+  for (const auto& i : doc["intervals"]) sum += i["ops"].get<uint64_t>();
+  EXPECT_EQ(sum, 200000u);
+  EXPECT_FALSE(doc["environment"]["kernel"].get<std::string>().empty());
+  EXPECT_EQ(doc["config"]["seed"], 7);
+  std::string text = Slurp(csv);
+  EXPECT_EQ(text.rfind("elapsed_s,", 0), 0u);
+  EXPECT_GE(std::count(text.begin(), text.end(), '\n'), 2);
+}
+
+TEST_F(Cli, BadInputGivesOneLineNamingTheFlagAndExitTwo) {
+  auto json = dir_ / "bad.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run --duration ten", "--duration"},
+      {"run --duration 1s --threads 0", "--threads"},
+      {"run --duration 1s --threads -3", "--threads"},
+      {"run --duration 1s --schedule burst:5", "--schedule"},
+      {"run --duration 1s --schedule constant:0", "--schedule"},
+      {"run --duration 1s --backend nosuch", "--backend"},
+      {"run --duration 1s --service-time fast", "--service-time"},
+      {"run --duration 1s --stall 2s/1s", "--stall"},
+      {"run --duration 1s --interval 0", "--interval"},
+      {"run --duration 1s --no-such-flag", "--no-such-flag"},
+      {"run --ops 1.5", "--ops"},
+      {"run", "--duration"},
+      {"run --duration 1s --json /nonexistent/dir/r.json", "--json"},
+  };
+  for (const auto& [args, flag] : cases) {
+    Outcome o = Run(args + (args.find("--json") == std::string::npos ? " --json " + json.string() : ""));
+    EXPECT_EQ(o.code, 2) << args << " -> " << o.err;
+    EXPECT_NE(o.err.find(flag), std::string::npos) << args << " -> " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << " -> " << o.err;
+    EXPECT_FALSE(fs::exists(json)) << args;
+  }
+}
+
+TEST_F(Cli, HelpForEverySubcommand) {
+  for (const char* sub : {"", "run", "prepare", "demo"}) {
+    Outcome o = Run(std::string(sub) + " --help");
+    EXPECT_EQ(o.code, 0) << sub;
+    EXPECT_NE(o.out.find("--"), std::string::npos) << sub;
+  }
+  Outcome o = Run("run --help");
+  EXPECT_NE(o.out.find("--schedule"), std::string::npos);
+  EXPECT_NE(o.out.find("--service-time"), std::string::npos);
+}
+
+TEST_F(Cli, SigintStillWritesValidResults) {
+  auto json = dir_ / "int.json";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string out = (dir_ / "out").string();
+    freopen(out.c_str(), "w", stdout);
+    execl(Binary().c_str(), "storebench", "run", "--backend", "null", "--service-time", "sleep:100us", "--duration",
+          "60s", "--interval", "100ms", "--json", json.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  ASSERT_TRUE(fs::exists(json));
+  auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_TRUE(doc["totals"]["interrupted"].get<bool>());
+  EXPECT_GT(doc["totals"]["ops"].get<uint64_t>(), 0u);
+  uint64_t sum = 0;
+  for (const auto& i : doc["intervals"]) sum += i["ops"].get<uint64_t>();
+  EXPECT_EQ(sum, doc["totals"]["ops"].get<uint64_t>());
+}
+
+TEST_F(Cli, OpenLoopStallShowsInResponseNotService) {
+  auto json = dir_ / "co.json";
+  Outcome o = Run("run --backend null --schedule constant:1000 --stall 100ms/1s --duration 2s --json " +
+                  json.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_GT(doc["latency"]["response"]["p99_ns"].get<uint64_t>(), 20'000'000u);
+  EXPECT_LT(doc["latency"]["service"]["p99_ns"].get<uint64_t>(), 1'000'000u);
+  EXPECT_TRUE(doc["schedule"]["open_loop"].get<bool>());
+}
+
+}  // namespace
