@@ -72,6 +72,14 @@ struct WorkerContext {
   uint64_t seed = 1;       // distinct per worker
 };
 
+// A worker group a backend asks for beside the main one.
+struct ExtraGroup {
+  std::string name;
+  std::string role;
+  int threads = 1;
+  double rate = 0;  // ops/s for the whole group; 0 = closed loop
+};
+
 class Worker {
  public:
   virtual ~Worker() = default;
@@ -105,6 +113,15 @@ class Backend {
   virtual nlohmann::json Results() const { return nlohmann::json::object(); }
   // A few lines for the human summary.
   virtual std::vector<std::string> SummaryLines() const { return {}; }
+  // Backend figures for one interval of the timeline (e.g. write stalls),
+  // called by the reporter thread while workers run: must be thread-safe.
+  virtual nlohmann::json IntervalSnapshot() { return nullptr; }
+  // Worker groups the backend's workload needs beside the main one (e.g. the
+  // writer of readwhilewriting), added by the CLI.
+  virtual std::vector<ExtraGroup> ExtraGroups() const { return {}; }
+  // The arrival schedule the workload implies when --schedule is not given
+  // (e.g. mixgraph's sine_a..d with sine_mix_rate), in --schedule syntax.
+  virtual std::string DefaultSchedule() const { return ""; }
 };
 
 using BackendFactory =

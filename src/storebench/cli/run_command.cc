@@ -68,7 +68,7 @@ StatusOr<driver::WorkerGroup> ParseClass(const std::string& text, const RunFlags
   g.name = text.substr(0, colon);
   g.threads = flags.threads;
   g.queue_depth = flags.iodepth;
-  std::string schedule = flags.schedule;
+  std::string schedule = flags.schedule.empty() ? "closed" : flags.schedule;
   // Values may contain commas (sine:A,B,C,D; steps:…,…): a piece without '='
   // continues the previous value.
   std::vector<std::pair<std::string, std::string>> kv;
@@ -134,8 +134,9 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--warmup", f->warmup, "time before measuring, excluded from results, e.g. 2s")
       ->capture_default_str();
   app->add_option("--schedule", f->schedule,
-                  "closed | constant:RATE | poisson:RATE | sine:A,B,C,D | steps:DUR@RATE,... | trace:FILE")
-      ->capture_default_str();
+                  "closed (default) | constant:RATE | poisson:RATE | sine:A,B,C,D | steps:DUR@RATE,... | trace:FILE");
+  app->add_option("--two-phase", f->two_phase,
+                  "measure closed-loop capacity, then run open loop at this fraction of it (0.8) or rate (40k/s)");
   app->add_option("--json", f->json_path, "write the result document (JSON) here");
   app->add_option("--csv", f->csv_path, "write the interval timeline (CSV) here");
   app->add_option("--interval", f->interval, "reporting interval, e.g. 1s, 500ms")->capture_default_str();
@@ -189,7 +190,7 @@ StatusOr<driver::RunConfig> BuildRunConfig(const RunFlags& f) {
     g.threads = f.threads;
     g.queue_depth = f.iodepth;
     g.ops = ops;
-    auto spec = driver::ParseSchedule(f.schedule);
+    auto spec = driver::ParseSchedule(f.schedule.empty() ? "closed" : f.schedule);
     if (!spec.ok()) return spec.status();
     g.schedule = *spec;
     c.groups.push_back(g);
@@ -225,6 +226,85 @@ int ExecutePrepare(const RunFlags& f) {
   return kExitOk;
 }
 
+namespace {
+
+// Applies what the backend's workload implies: its default schedule (when
+// --schedule was not given) and the extra worker groups it needs.
+Status ApplyBackendGroups(const backend::Backend& b, const RunFlags& f, driver::RunConfig* c) {
+  std::string def = b.DefaultSchedule();
+  if (f.schedule.empty() && !def.empty() && f.classes.empty()) {
+    auto spec = driver::ParseSchedule(def, "--schedule (from the workload's flags)");
+    if (!spec.ok()) return spec.status();
+    c->groups[0].schedule = *spec;
+  }
+  for (const backend::ExtraGroup& e : b.ExtraGroups()) {
+    driver::WorkerGroup g;
+    g.name = e.name;
+    g.role = e.role;
+    g.threads = e.threads;
+    if (e.rate > 0) {
+      g.schedule.kind = driver::ScheduleSpec::Kind::kConstant;
+      g.schedule.rate = e.rate;
+      g.schedule.text = fmt::format("constant:{}", e.rate);
+    }
+    c->groups.push_back(g);
+  }
+  return Status::Ok();
+}
+
+// --two-phase: "0.8" = that fraction of the closed-loop capacity, "40k/s" = that rate.
+struct TwoPhase {
+  bool on = false;
+  double fraction = 0;
+  double rate = 0;
+};
+StatusOr<TwoPhase> ParseTwoPhase(const std::string& text) {
+  TwoPhase t;
+  if (text.empty()) return t;
+  t.on = true;
+  constexpr const char* kForm = "--two-phase: expected a fraction of the measured capacity in (0, 2], e.g. 0.8, or a "
+                                "rate such as 40k/s";
+  if (text.find("/s") != std::string::npos) {
+    auto r = ParseRate(text, "--two-phase");
+    if (!r.ok()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+    t.rate = *r;
+    return t;
+  }
+  auto v = ParseDouble(text, "--two-phase");
+  if (!v.ok() || !(*v > 0) || *v > 2) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  t.fraction = *v;
+  return t;
+}
+
+struct Phase {
+  driver::RunResult result;
+  nlohmann::json backend_results;
+  std::vector<std::string> backend_lines;
+};
+
+StatusOr<Phase> RunPhase(backend::Backend& b, const driver::RunConfig& config, const RunFlags& f,
+                         const std::atomic<bool>* stop, const std::string& title) {
+  const bool tty = isatty(STDOUT_FILENO) && !f.quiet;
+  driver::ProgressFn progress;
+  if (tty) {
+    progress = [](const driver::IntervalStats& t) {
+      std::printf("\r\033[K%s", report::ProgressLine(t).c_str());
+      std::fflush(stdout);
+    };
+  }
+  auto result = driver::RunLoad(b, config, stop, progress);
+  if (tty) std::printf("\r\033[K");
+  if (!result.ok()) return result.status();
+  Phase p{std::move(*result), b.Results(), b.SummaryLines()};
+  if (!f.quiet) {
+    std::fputs(report::HumanSummary(p.result, title, p.backend_lines).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  return p;
+}
+
+}  // namespace
+
 int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const std::atomic<bool>* stop) {
   const backend::BackendInfo* info = backend::FindBackend(f.backend);
   if (!info) {
@@ -235,6 +315,11 @@ int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const st
   }
   auto config = BuildRunConfig(f);
   if (!config.ok()) return ReportError(config.status());
+  auto two_phase = ParseTwoPhase(f.two_phase);
+  if (!two_phase.ok()) return ReportError(two_phase.status());
+  if (two_phase->on && (config->groups.size() > 1 || config->groups[0].schedule.open_loop()))
+    return ReportError(Status::InvalidArgument(
+        "--two-phase: measures a closed loop first; do not combine it with --schedule or --class"));
   if (Status s = CheckWritable(f.json_path, "--json"); !s.ok()) return ReportError(s);
   if (Status s = CheckWritable(f.csv_path, "--csv"); !s.ok()) return ReportError(s);
 
@@ -247,37 +332,63 @@ int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const st
   if (!made.ok()) return ReportError(made.status());
   backend::Backend& b = **made;
   if (Status s = b.Open(); !s.ok()) return ReportError(s);
+  if (Status s = ApplyBackendGroups(b, f, &*config); !s.ok()) return ReportError(s);
 
-  const bool tty = isatty(STDOUT_FILENO) && !f.quiet;
-  driver::ProgressFn progress;
-  if (tty) {
-    progress = [](const driver::IntervalStats& t) {
-      std::printf("\r\033[K%s", report::ProgressLine(t).c_str());
-      std::fflush(stdout);
-    };
+  std::string schedule_text = config->groups[0].schedule.open_loop() ? config->groups[0].schedule.text : "closed";
+  std::string title = f.title.empty() ? fmt::format("storebench run --backend {} ({}, {} threads)", f.backend,
+                                                    schedule_text, config->total_threads())
+                                      : f.title;
+  nlohmann::json two_phase_doc;
+  if (two_phase->on) {
+    auto p1 = RunPhase(b, *config, f, stop, "phase 1: closed loop, maximum throughput");
+    if (!p1.ok()) return ReportError(p1.status());
+    double capacity = p1->result.elapsed_s > 0 ? static_cast<double>(p1->result.total->ops()) / p1->result.elapsed_s : 0;
+    double rate = two_phase->rate > 0 ? two_phase->rate : capacity * two_phase->fraction;
+    nlohmann::json phase1 = report::BuildRunJson(p1->result, nullptr, nullptr, p1->backend_results, {});
+    for (const char* k : {"schema", "tool", "command", "config", "environment"}) phase1.erase(k);
+    two_phase_doc = {{"capacity_ops_per_sec", capacity},
+                     {"fraction", two_phase->fraction},
+                     {"target_ops_per_sec", rate},
+                     {"phase1", phase1}};
+    if (p1->result.interrupted || !(rate > 0)) {
+      // Nothing more to run: keep phase 1 as the result.
+      auto it = options.find("data");
+      nlohmann::json doc = report::BuildRunJson(p1->result, ConfigJson(f, options),
+                                                report::DescribeEnvironment(it == options.end() ? "" : it->second),
+                                                p1->backend_results, argv);
+      doc["two_phase"] = two_phase_doc;
+      if (!f.json_path.empty())
+        if (Status s = report::WriteFileAtomically(f.json_path, doc.dump(1) + "\n"); !s.ok()) return ReportError(s);
+      return p1->result.interrupted ? kExitInterrupted
+                                    : ReportError(Status::IOError("--two-phase: phase 1 completed no ops"));
+    }
+    config->groups[0].schedule.kind = driver::ScheduleSpec::Kind::kConstant;
+    config->groups[0].schedule.rate = rate;
+    config->groups[0].schedule.text = fmt::format("constant:{:.0f}", rate);
+    if (!f.quiet)
+      std::printf("\nphase 2: open loop at %.0f ops/s (%s of the measured %.0f ops/s)\n", rate,
+                  two_phase->rate > 0 ? "a given rate" : fmt::format("{:.0f}%", two_phase->fraction * 100).c_str(),
+                  capacity);
+    title = fmt::format("phase 2: open loop at {:.0f} ops/s", rate);
   }
-  auto result = driver::RunLoad(b, *config, stop, progress);
-  if (tty) std::printf("\r\033[K");
-  if (!result.ok()) return ReportError(result.status());
+  auto phase = RunPhase(b, *config, f, stop, title);
+  if (!phase.ok()) return ReportError(phase.status());
+  const driver::RunResult& result = phase->result;
 
   auto it = options.find("data");
   nlohmann::json env = report::DescribeEnvironment(it == options.end() ? "" : it->second);
-  nlohmann::json doc = report::BuildRunJson(*result, ConfigJson(f, options), env, b.Results(), argv);
-  if (!f.quiet) {
-    std::string title = f.title.empty() ? fmt::format("storebench run --backend {} ({}, {} threads)", f.backend,
-                                                      f.schedule, config->total_threads())
-                                        : f.title;
-    std::fputs(report::HumanSummary(*result, title, b.SummaryLines()).c_str(), stdout);
-    std::fflush(stdout);
-  }
+  nlohmann::json cfg = ConfigJson(f, options);
+  cfg["schedule"] = config->groups[0].schedule.open_loop() ? config->groups[0].schedule.text : "closed";
+  nlohmann::json doc = report::BuildRunJson(result, cfg, env, phase->backend_results, argv);
+  if (two_phase->on) doc["two_phase"] = two_phase_doc;
   if (!f.json_path.empty()) {
     if (Status s = report::WriteFileAtomically(f.json_path, doc.dump(1) + "\n"); !s.ok()) return ReportError(s);
   }
   if (!f.csv_path.empty()) {
-    if (Status s = report::WriteFileAtomically(f.csv_path, report::IntervalCsv(*result)); !s.ok())
+    if (Status s = report::WriteFileAtomically(f.csv_path, report::IntervalCsv(result)); !s.ok())
       return ReportError(s);
   }
-  return result->interrupted ? kExitInterrupted : kExitOk;
+  return result.interrupted ? kExitInterrupted : kExitOk;
 }
 
 }  // namespace storebench::cli

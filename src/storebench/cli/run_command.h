@@ -23,7 +23,8 @@ struct RunFlags {
   std::string duration;
   std::string ops;
   std::string warmup = "0";
-  std::string schedule = "closed";
+  std::string schedule;  // empty = closed, or what the backend's workload implies
+  std::string two_phase;
   std::string json_path;
   std::string csv_path;
   std::string interval = "1s";

@@ -208,6 +208,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       st.backlog += std::max(0.0, arrivals[i]->ExpectedBefore(until - timing.start_ns) -
                                       arrivals[i]->ExpectedBefore(next - timing.start_ns));
     }
+    st.backend = backend.IntervalSnapshot();
     result.total->Merge(interval);
     interval_start = now;
     last_collect = now;

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct IntervalStats {
   uint64_t lag_ns = 0;  // how far the most-behind worker is behind schedule
   std::vector<uint64_t> group_ops;  // ops per worker group
   bool warmup = false;  // a progress tick during warm-up (not part of the results)
+  nlohmann::json backend;  // Backend::IntervalSnapshot() at the interval's end
 };
 
 struct RunResult {

@@ -116,6 +116,7 @@ nlohmann::json BuildRunJson(const driver::RunResult& r, const nlohmann::json& co
                         {"backlog", st.backlog}, {"lag_ns", st.lag_ns},           {"response", PercentilesJson(st.response)},
                         {"service", PercentilesJson(st.service)}};
     if (st.group_ops.size() > 1) i["group_ops"] = st.group_ops;
+    if (!st.backend.is_null()) i["backend"] = st.backend;
     intervals.push_back(std::move(i));
   }
   doc["intervals"] = intervals;
