@@ -1,0 +1,30 @@
+// pread: one exact-size pread(2) per request (continued only after a short
+// read), the baseline every other method is compared with.
+#include "storebench/io/methods.h"
+#include "storebench/io/read_loop.h"
+
+namespace storebench::io {
+
+const MethodInfo kPreadInfo = {"pread", kCapDirect, "exact-size pread(2) per request"};
+
+namespace {
+
+class PreadMethod final : public ReadMethod {
+ public:
+  explicit PreadMethod(const MethodOptions& o) : ReadMethod(kPreadInfo.name, kPreadInfo.capabilities, o) {}
+
+ protected:
+  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
+    const OpenedFile& f = files_[static_cast<size_t>(req.file)];
+    const ReadOutcome r = PreadLoop(f.fd, req.buf, req.length, req.offset, f.alignment.offset, 0, counters_);
+    *done = MakeCompletion(req, r.bytes, r.error);
+    return SubmitResult::kCompleted;
+  }
+  std::string_view ReadOpName() const override { return "pread"; }
+};
+
+}  // namespace
+
+std::unique_ptr<ReadMethod> NewPread(const MethodOptions& options) { return std::make_unique<PreadMethod>(options); }
+
+}  // namespace storebench::io
