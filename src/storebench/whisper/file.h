@@ -1,0 +1,150 @@
+// WhisperFile: the file handle every whisper operation goes through, so that a
+// benchmark can choose how bytes move and count every syscall they cost.
+//
+// Three modes:
+//  * kExact: the header in one pread, points with pread/pwrite of exactly the
+//    bytes needed; no lseek, no user-space buffer.
+//  * kPythonUnbuffered: what whisper.py 1.1.4 does (BUFFERING = 0): every seek is
+//    an lseek(2), every read/write one read(2)/write(2) at the file position.
+//  * kBuffered: Python's io.BufferedRandom / BufferedReader with an N-byte buffer
+//    (whisper.py before BUFFERING existed), emulated step by step after CPython
+//    3.11's Modules/_io/bufferedio.c: seeks inside the buffer are free, misses
+//    refill with N-byte read(2) calls, writes are buffered and flushed before
+//    a seek out of the buffer, a refill, or close.
+// The library issues the same logical seek/read/write sequence as whisper.py in
+// the two Python modes, so their counters match what whisper.py would cost.
+//
+// Thread-safety: a WhisperFile is used by one thread at a time. HeaderCache is
+// thread-safe and may be shared by many files and threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "storebench/base/status.h"
+#include "storebench/whisper/format.h"
+
+namespace storebench::whisper {
+
+enum class IoMode { kExact, kPythonUnbuffered, kBuffered };
+
+// Syscalls by kind and bytes moved by them; a plain value that callers sum and diff.
+struct IoCounters {
+  uint64_t open = 0, close = 0, pread = 0, pwrite = 0, read = 0, write = 0, lseek = 0, flock = 0,
+           fadvise = 0, fstat = 0;
+  uint64_t bytes_read = 0, bytes_written = 0;
+
+  uint64_t syscalls() const {
+    return open + close + pread + pwrite + read + write + lseek + flock + fadvise + fstat;
+  }
+  IoCounters& operator+=(const IoCounters& o);
+  IoCounters operator-(const IoCounters& o) const;
+  bool operator==(const IoCounters&) const = default;
+};
+
+// Headers by path, like whisper.py's CACHE_HEADERS. Thread-safe.
+class HeaderCache {
+ public:
+  // The cached header of `path`, if any.
+  std::optional<Header> Get(const std::string& path) const;
+  // Stores (or replaces) the header of `path`.
+  void Put(const std::string& path, const Header& header);
+  // Forgets `path`; called when the header on disk changes.
+  void Invalidate(const std::string& path);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, Header> headers_;
+};
+
+struct IoOptions {
+  IoMode mode = IoMode::kExact;
+  size_t buffer_size = 8192;  // kBuffered only: Python's io.DEFAULT_BUFFER_SIZE
+  bool fadvise_random = false;  // posix_fadvise(POSIX_FADV_RANDOM) after open
+  bool lock = false;            // flock(LOCK_EX) before reading the header, like whisper.LOCK
+  HeaderCache* header_cache = nullptr;  // not owned; null disables caching
+  // fstat on open so that archives past the end of the file are reported before
+  // anything is written. Without it a short read is still reported as corruption.
+  bool check_file_size = true;
+  // kExact reads the header with one pread sized for this many archives and
+  // issues a second pread only when the file has more.
+  uint32_t header_archives_hint = 3;
+};
+
+enum class OpenMode { kRead, kReadWrite, kCreate };
+
+class WhisperFile {
+ public:
+  // Opens `path`; kCreate fails with InvalidArgument if the file exists (O_EXCL).
+  // Syscalls are added to `counters` if not null, and always to counters().
+  static StatusOr<std::unique_ptr<WhisperFile>> Open(const std::string& path, OpenMode mode,
+                                                     const IoOptions& options, IoCounters* counters = nullptr);
+  ~WhisperFile();
+  WhisperFile(const WhisperFile&) = delete;
+  WhisperFile& operator=(const WhisperFile&) = delete;
+
+  // Takes flock(LOCK_EX) once per handle when IoOptions::lock is set; a no-op otherwise.
+  Status Lock();
+  // Reserves [offset, offset + len) with posix_fallocate (not counted: glibc may emulate it).
+  Status Allocate(uint64_t offset, uint64_t len);
+  // Reads and validates the header (from the cache when enabled), taking the lock first if asked.
+  StatusOr<Header> ReadHeader();
+  // Reads exactly `n` bytes at `offset`; Corruption if the file ends first.
+  Status ReadAt(uint64_t offset, void* buf, size_t n);
+  // Writes `n` bytes at `offset` (buffered until flush in kBuffered mode).
+  Status WriteAt(uint64_t offset, const void* buf, size_t n);
+  // whisper.py calls fh.tell() in a few places; a syscall in the Python modes, free in kExact.
+  Status PythonTell();
+  // Flushes buffered writes (as Python's close does) and closes; idempotent.
+  Status Close();
+  // Forgets the cached header of this path (after the header was rewritten).
+  void InvalidateCachedHeader();
+
+  const std::string& path() const { return path_; }
+  const IoOptions& options() const { return options_; }
+  const IoCounters& counters() const { return own_; }
+  std::optional<uint64_t> file_size() const { return file_size_; }
+
+ private:
+  WhisperFile(std::string path, int fd, bool writable, const IoOptions& options, IoCounters* sink);
+  template <typename F>
+  void Count(F&& bump);
+  Status Fail(std::string_view op, int err);
+
+  template <typename Syscall, typename Counter>
+  StatusOr<size_t> Positioned(const char* op, uint64_t offset, size_t n, Syscall call, Counter counter);
+  // Raw syscalls, counted.
+  StatusOr<int64_t> SysLseek(int64_t offset, int whence);
+  StatusOr<size_t> SysRead(void* buf, size_t n);
+  Status SysWriteAll(const void* buf, size_t n);
+
+  // Python's file object.
+  Status Seek(uint64_t target);
+  Status Read(void* buf, size_t n);
+  Status Write(const void* buf, size_t n);
+  Status FlushWriteBuffer();
+  Status FlushAndRewind();
+  int64_t RawOffset() const;
+  int64_t ReadAhead() const { return read_end_ != -1 ? read_end_ - pos_ : 0; }
+
+  std::string path_;
+  int fd_ = -1;
+  bool writable_ = false;
+  IoOptions options_;
+  IoCounters* sink_ = nullptr;
+  IoCounters own_;
+  std::optional<uint64_t> file_size_;
+  bool locked_ = false;
+
+  // BufferedRandom state, named as in bufferedio.c; -1 means "invalid".
+  std::vector<uint8_t> buffer_;
+  int64_t pos_ = 0, raw_pos_ = -1, read_end_ = -1, write_pos_ = 0, write_end_ = -1, abs_pos_ = -1;
+};
+
+}  // namespace storebench::whisper
