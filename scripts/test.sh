@@ -16,5 +16,5 @@ scripts/build.sh asan
 ctest --preset asan -j "$jobs"
 
 echo "== tsan: concurrency tests"
-scripts/build.sh tsan
+scripts/build.sh tsan --target concurrency_tests
 ctest --preset tsan -j "$jobs"

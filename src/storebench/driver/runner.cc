@@ -174,6 +174,12 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     }
   }
 
+  // Kinds of closed-loop groups record service time only (response = service).
+  std::vector<uint32_t> closed_kinds;
+  for (size_t gi = 0; gi < config.groups.size(); ++gi)
+    if (!config.groups[gi].schedule.open_loop())
+      for (size_t k = 0; k < base.kinds.size(); ++k)
+        closed_kinds.push_back(result.group_first_kind[gi] + static_cast<uint32_t>(k));
   result.total = std::make_unique<measure::Sample>(result.layout);
   measure::Sample interval(result.layout);
   uint64_t interval_start = timing.measure_start_ns;
@@ -181,6 +187,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   auto collect_interval = [&](uint64_t now) {
     interval.Reset();
     measure::Collect(recorder_ptrs, &interval);
+    for (uint32_t k : closed_kinds) interval.CopyServiceToResponse(k);
     IntervalStats st;
     uint64_t from = std::max(interval_start, timing.measure_start_ns);
     st.length_s = now > from ? static_cast<double>(now - from) / 1e9 : 0;

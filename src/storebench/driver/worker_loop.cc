@@ -129,7 +129,10 @@ class Loop {
       w.store(w.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       return;
     }
-    a_.recorder->Record(a_.kind_offset + c.kind, c.outcome, intended, start, end, c.bytes);
+    if (a_.arrivals)
+      a_.recorder->Record(a_.kind_offset + c.kind, c.outcome, intended, start, end, c.bytes);
+    else
+      a_.recorder->RecordClosed(a_.kind_offset + c.kind, c.outcome, start, end, c.bytes);
     ++counted_;
   }
 

@@ -29,8 +29,21 @@ class Histogram {
  public:
   explicit Histogram(HistogramOptions options = {});
 
+  // Adds one observation of `value`. O(1), allocation-free.
+  void Record(uint64_t value) {
+    if (value > highest_trackable_) [[unlikely]] {
+      ++saturated_;
+      value = highest_trackable_;
+    }
+    ++counts_[IndexOf(value)];
+    ++total_;
+    sum_ += static_cast<double>(value);
+    min_ = value < min_ ? value : min_;
+    max_ = value > max_ ? value : max_;
+  }
+
   // Adds `count` observations of `value`. O(1), allocation-free.
-  void Record(uint64_t value, uint64_t count = 1) {
+  void Record(uint64_t value, uint64_t count) {
     if (value > highest_trackable_) [[unlikely]] {
       saturated_ += count;
       value = highest_trackable_;

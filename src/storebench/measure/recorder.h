@@ -51,6 +51,12 @@ class alignas(64) ThreadRecorder {
     samples_[active_.load(std::memory_order_acquire)]->Record(kind, outcome, intended_ns, start_ns, end_ns, bytes);
     Exit();
   }
+  // Records one closed-loop op (intended start = actual start): service time only.
+  void RecordClosed(uint32_t kind, uint32_t outcome, uint64_t start_ns, uint64_t end_ns, uint64_t bytes) {
+    Enter();
+    samples_[active_.load(std::memory_order_acquire)]->RecordClosed(kind, outcome, start_ns, end_ns, bytes);
+    Exit();
+  }
 
  private:
   friend void Collect(std::span<ThreadRecorder* const> recorders, Sample* into);

@@ -48,6 +48,17 @@ class Sample {
     start_lag_.Record(start_ns - intended_ns);
   }
 
+  // A closed-loop op: intended start = actual start, so only service time is
+  // kept; the reader copies it into response time (CopyServiceToResponse).
+  void RecordClosed(uint32_t kind, uint32_t outcome, uint64_t start_ns, uint64_t end_ns, uint64_t bytes) {
+    KindSample& k = kinds_[kind];
+    k.service.Record(end_ns - start_ns);
+    k.outcomes[outcome]++;
+    k.bytes += bytes;
+  }
+  // For a kind recorded with RecordClosed(): response time := service time.
+  void CopyServiceToResponse(uint32_t kind) { kinds_[kind].response = kinds_[kind].service; }
+
   // Adds `other` (same layout) into this sample.
   void Merge(const Sample& other);
   void Reset();
