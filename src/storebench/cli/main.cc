@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "storebench/cli/compare_command.h"
 #include "storebench/cli/demo.h"
+#include "storebench/cli/matrix_command.h"
 #include "storebench/cli/run_command.h"
 
 namespace {
@@ -38,6 +40,12 @@ int main(int argc, char** argv) {
   CLI::App* prepare = app.add_subcommand("prepare", "make a backend's data set");
   AddPrepareFlags(prepare, &prepare_flags);
   CLI::App* demo = app.add_subcommand("demo", "closed vs open loop on the null backend, with stalls");
+  CompareFlags compare_flags;
+  CLI::App* compare = app.add_subcommand("compare", "is B faster than A? t-test and bootstrap CIs over run results");
+  AddCompareFlags(compare, &compare_flags);
+  MatrixFlags matrix_flags;
+  CLI::App* matrix = app.add_subcommand("matrix", "run variants interleaved, repeated, stored in one directory; compare them");
+  AddMatrixFlags(matrix, &matrix_flags);
 
   try {
     app.parse(argc, argv);
@@ -53,6 +61,8 @@ int main(int argc, char** argv) {
 
   if (run->parsed()) return ExecuteRun(run_flags, args, &g_stop);
   if (prepare->parsed()) return ExecutePrepare(prepare_flags);
+  if (compare->parsed()) return ExecuteCompare(compare_flags);
+  if (matrix->parsed()) return ExecuteMatrix(matrix_flags, &g_stop);
   (void)demo;
   return RunDemo(&g_stop);
 }

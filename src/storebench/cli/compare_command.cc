@@ -1,0 +1,68 @@
+#include "storebench/cli/compare_command.h"
+
+#include <cstdio>
+#include <fmt/format.h>
+
+#include "storebench/cli/run_command.h"
+#include "storebench/report/result.h"
+
+namespace storebench::cli {
+
+void AddComparisonFlags(CLI::App* app, CompareFlags* f) {
+  app->add_option("--baseline", f->baseline, "group name or run file to compare the others against (default: the first)");
+  app->add_option("--confidence", f->confidence, "confidence level in percent: 95, 99, 99.5 or 99.9")
+      ->capture_default_str();
+  app->add_option("--latency", f->latency, "latency to compare: response (from intended start) or service")
+      ->capture_default_str();
+  app->add_option("--bootstrap-seed", f->seed, "seed of the bootstrap resampling (results are reproducible)")
+      ->capture_default_str();
+}
+
+void AddCompareFlags(CLI::App* app, CompareFlags* f) {
+  app->add_option("runs", f->operands,
+                  "RUN.json, a group of repeats RUN1.json,RUN2.json,…, or a matrix directory (two or more)")
+      ->required();
+  app->add_option("--json", f->json_path, "write the comparison (JSON) here");
+  AddComparisonFlags(app, f);
+}
+
+StatusOr<report::CompareOptions> BuildCompareOptions(const CompareFlags& f) {
+  report::CompareOptions o;
+  static const std::pair<const char*, double> kLevels[] = {{"95", 0.95}, {"99", 0.99}, {"99.5", 0.995}, {"99.9", 0.999}};
+  o.confidence = 0;
+  for (const auto& [text, level] : kLevels)
+    if (f.confidence == text || f.confidence == std::string(text) + "%") o.confidence = level;
+  if (o.confidence == 0)
+    return Status::InvalidArgument(
+        fmt::format("--confidence: expected 95, 99, 99.5 or 99.9 (percent); got '{}'", f.confidence));
+  if (f.latency != "response" && f.latency != "service")
+    return Status::InvalidArgument(fmt::format("--latency: expected response or service; got '{}'", f.latency));
+  o.baseline = f.baseline;
+  o.latency = f.latency;
+  o.seed = f.seed;
+  return o;
+}
+
+int PrintComparison(const report::CompareInput& input, const CompareFlags& f) {
+  auto options = BuildCompareOptions(f);
+  if (!options.ok()) return ReportError(options.status());
+  auto result = report::Compare(input, *options);
+  if (!result.ok()) return ReportError(result.status());
+  std::fputs(result->text.c_str(), stdout);
+  std::fflush(stdout);
+  if (!f.json_path.empty()) {
+    Status s = report::WriteFileAtomically(f.json_path, result->json.dump(1) + "\n");
+    if (!s.ok()) return ReportError(s);
+  }
+  return kExitOk;
+}
+
+int ExecuteCompare(const CompareFlags& f) {
+  // Check the flags before loading possibly many files.
+  if (auto o = BuildCompareOptions(f); !o.ok()) return ReportError(o.status());
+  auto input = report::LoadCompareInput(f.operands);
+  if (!input.ok()) return ReportError(input.status());
+  return PrintComparison(*input, f);
+}
+
+}  // namespace storebench::cli

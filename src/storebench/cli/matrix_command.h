@@ -1,0 +1,57 @@
+// The `matrix` subcommand: `storebench matrix --out DIR --repeat N
+// --vary KEY=V1,V2[,…] [--vary …] [--order interleaved|random] [--seed S]
+// [--cache-reset CMD] -- RUN-ARGS…`.
+//
+// Every variant (the cartesian product of the --vary lists) runs N times as a
+// `storebench run` subprocess, interleaved A B C A B C … (or in a seeded random
+// order within each round) so machine drift hits every variant alike. Each
+// run's JSON lands in DIR/<variant>-<rep>.json beside DIR/manifest.json; a
+// second invocation with the same settings runs only what is missing. At the
+// end the directory is compared as by `storebench compare DIR`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "storebench/base/status.h"
+#include "storebench/cli/compare_command.h"
+
+namespace storebench::cli {
+
+// Flags of `matrix`, as given.
+struct MatrixFlags {
+  std::string out;
+  int repeat = 3;
+  std::vector<std::string> vary;  // KEY=V1,V2,…
+  std::string order = "interleaved";
+  uint64_t seed = 1;
+  std::string cache_reset;
+  std::vector<std::string> run_args;  // after `--`
+  CompareFlags compare;
+};
+
+void AddMatrixFlags(CLI::App* app, MatrixFlags* flags);
+
+// One variant: its settings, display name and file stem.
+struct MatrixVariant {
+  std::string name;  // "threads=2,prefetch=1"
+  std::string stem;  // name made safe for a file name
+  std::vector<std::pair<std::string, std::string>> settings;
+};
+
+// The variants of `vary` in order (the first --vary changes slowest), each
+// checked to be a valid `run` command with `run_args`; InvalidArgument names
+// the flag and its accepted form.
+StatusOr<std::vector<MatrixVariant>> PlanVariants(const std::vector<std::string>& vary,
+                                                  const std::vector<std::string>& run_args);
+
+// The `run` arguments of one variant writing its result to `json_path`.
+std::vector<std::string> VariantRunArgs(const MatrixVariant& v, const std::vector<std::string>& run_args,
+                                        const std::string& json_path);
+
+// Runs a parsed `matrix`; returns the exit code. `stop` is set on SIGINT.
+int ExecuteMatrix(const MatrixFlags& flags, const std::atomic<bool>* stop);
+
+}  // namespace storebench::cli

@@ -1,0 +1,189 @@
+// End-to-end tests of `storebench matrix` and `storebench compare` over the
+// null backend: a faster service time is found faster, identical variants
+// prove no difference, interrupted matrices resume, bad input exits 2 with
+// one line naming the flag.
+#include "storebench/cli/matrix_command.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace storebench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Binary() {
+  const char* b = std::getenv("STOREBENCH_BINARY");
+  return b ? b : "storebench";
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class Matrix : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("matrix_test_" + std::to_string(getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome Run(const std::string& args) {
+    std::string cmd = Binary() + " " + args + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
+    int rc = std::system(cmd.c_str());
+    Outcome o{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(dir_ / "out"), Slurp(dir_ / "err")};
+    return o;
+  }
+  size_t RunFiles(const fs::path& d) {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(d)) n += e.path().filename() != "manifest.json";
+    return n;
+  }
+  nlohmann::json CompareJson(const fs::path& d) {
+    Outcome o = Run("compare " + d.string() + " --json " + (dir_ / "cmp.json").string());
+    EXPECT_EQ(o.code, 0) << o.err;
+    return nlohmann::json::parse(Slurp(dir_ / "cmp.json"));
+  }
+  fs::path dir_;
+};
+
+TEST_F(Matrix, TheShorterServiceTimeIsFasterAndTheMatrixResumes) {
+  fs::path m = dir_ / "m";
+  // Baseline first: the slow variant, so the fast one must come out "faster".
+  std::string cmd = "matrix --out " + m.string() +
+                    " --repeat 3 --vary service-time=spin:40us,spin:20us -- --backend null --duration 1s --interval 250ms";
+  Outcome o = Run(cmd);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(RunFiles(m), 6u);
+  EXPECT_TRUE(fs::exists(m / "manifest.json"));
+  EXPECT_NE(o.out.find("6 to run (interleaved order)"), std::string::npos) << o.out;
+  // Interleaved: A B A B A B.
+  std::regex line(R"(\[(\d)/6\] service-time=spin:(\d\d)us #(\d))");
+  std::vector<std::string> order;
+  for (std::sregex_iterator it(o.out.begin(), o.out.end(), line), end; it != end; ++it) order.push_back((*it)[2]);
+  EXPECT_EQ(order, (std::vector<std::string>{"40", "20", "40", "20", "40", "20"}));
+  EXPECT_NE(o.out.find("service-time=spin:20us is "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("% faster (±"), std::string::npos) << o.out;
+
+  auto doc = CompareJson(m);
+  EXPECT_EQ(doc["baseline"], "service-time=spin:40us");
+  const auto& t = doc["comparisons"][0]["throughput"];
+  EXPECT_EQ(t["samples"], "runs");
+  EXPECT_EQ(t["n"], 3);
+  EXPECT_TRUE(t["significant"].get<bool>()) << t.dump();
+  EXPECT_GT(t["rel_diff"].get<double>(), 0.3);  // half the service time: about +100%
+  EXPECT_TRUE(doc["comparisons"][0]["latency"]["p50"]["significant"].get<bool>());
+  EXPECT_LT(doc["comparisons"][0]["latency"]["p50"]["rel_diff"].get<double>(), -0.3);
+
+  // Nothing left to do; then one lost run is redone, and only that one.
+  o = Run(cmd);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("6 already stored, 0 to run"), std::string::npos) << o.out;
+  fs::remove(m / "service-time=spin_20us-2.json");
+  o = Run(cmd);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("5 already stored, 1 to run"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("[1/1] service-time=spin:20us #2"), std::string::npos) << o.out;
+  // A different matrix in the same directory is refused.
+  o = Run("matrix --out " + m.string() + " --repeat 3 --vary threads=1,2 -- --backend null --ops 100");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--out:"), std::string::npos) << o.err;
+}
+
+TEST_F(Matrix, IdenticalVariantsProveNoDifference) {
+  fs::path m = dir_ / "same";
+  // The null backend ignores the seed: two names for one workload.
+  Outcome o = Run("matrix --out " + m.string() +
+                  " --repeat 3 --vary seed=1,2 -- --backend null --service-time spin:20us --duration 1s");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("seed=2: No difference proven at 99.5% confidence"), std::string::npos) << o.out;
+  auto doc = CompareJson(m);
+  EXPECT_FALSE(doc["comparisons"][0]["throughput"]["significant"].get<bool>());
+  EXPECT_EQ(doc["comparisons"][0]["throughput"]["verdict"], "No difference proven at 99.5% confidence");
+  EXPECT_EQ(doc["varied"], nlohmann::json::array({"seed"}));
+}
+
+TEST_F(Matrix, RandomOrderRunsEveryVariantOncePerRound) {
+  fs::path m = dir_ / "r";
+  Outcome o = Run("matrix --out " + m.string() +
+                  " --repeat 3 --order random --seed 5 --vary threads=1,2,3 -- --backend null --ops 2000");
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::regex line(R"(\] threads=(\d) #(\d):)");
+  std::vector<std::pair<int, int>> runs;
+  for (std::sregex_iterator it(o.out.begin(), o.out.end(), line), end; it != end; ++it)
+    runs.emplace_back(std::stoi((*it)[2]), std::stoi((*it)[1]));
+  ASSERT_EQ(runs.size(), 9u) << o.out;
+  bool some_round_reordered = false;
+  for (int round = 0; round < 3; ++round) {
+    std::set<int> variants;
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(runs[round * 3 + i].first, round + 1);
+      variants.insert(runs[round * 3 + i].second);
+    }
+    EXPECT_EQ(variants, (std::set<int>{1, 2, 3}));
+    some_round_reordered |= runs[round * 3].second != 1 || runs[round * 3 + 1].second != 2;
+  }
+  EXPECT_TRUE(some_round_reordered);
+}
+
+TEST_F(Matrix, BadInputExitsTwoWithOneLineNamingTheFlag) {
+  std::string out = " --out " + (dir_ / "bad").string();
+  struct Case {
+    std::string args, expect;
+  };
+  for (const Case& c : {Case{"matrix" + out + " --vary nosuch=1,2 -- --backend null --ops 10", "'nosuch' is not a run flag"},
+                        Case{"matrix" + out + " --vary threads -- --backend null --ops 10", "--vary: expected KEY=V1,V2"},
+                        Case{"matrix" + out + " --vary null-async=yes,no -- --backend null --ops 10", "expected null-async=1,0"},
+                        Case{"matrix" + out + " --vary threads=1,1 -- --backend null --ops 10", "given twice"},
+                        Case{"matrix" + out + " --vary threads=1,2 -- --backend null", "--duration"},
+                        Case{"matrix" + out + " --vary threads=1,0 -- --backend null --ops 10", "--threads"},
+                        Case{"matrix" + out + " --vary threads=1,2 -- --threads 2 --ops 10", "RUN-ARGS set --threads"},
+                        Case{"matrix" + out + " --order zigzag --vary threads=1,2 -- --ops 10", "--order: expected"},
+                        Case{"compare a.json b.json --confidence 90", "--confidence: expected 95, 99, 99.5 or 99.9"},
+                        Case{"compare " + (dir_ / "none.json").string() + " b.json", "none.json"}}) {
+    Outcome o = Run(c.args);
+    EXPECT_EQ(o.code, 2) << c.args << "\n" << o.err;
+    EXPECT_NE(o.err.find(c.expect), std::string::npos) << c.args << "\n" << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  }
+  // Nothing ran for any of them.
+  EXPECT_FALSE(fs::exists(dir_ / "bad") && RunFiles(dir_ / "bad") > 0);
+}
+
+TEST(MatrixArgs, FlagsAreGivenOrOmittedAndValuesPassedWithEquals) {
+  auto variants = PlanVariants({"null-async=1,0", "iodepth=1,4"}, {"--backend", "null", "--ops", "100"});
+  ASSERT_TRUE(variants.ok()) << variants.status().message();
+  ASSERT_EQ(variants->size(), 4u);
+  EXPECT_EQ((*variants)[0].name, "null-async=1,iodepth=1");
+  EXPECT_EQ((*variants)[3].name, "null-async=0,iodepth=4");
+  auto on = VariantRunArgs((*variants)[1], {"--ops", "100"}, "x.json");
+  EXPECT_EQ(on, (std::vector<std::string>{"run", "--ops", "100", "--null-async", "--iodepth=4", "--json", "x.json", "--quiet"}));
+  auto off = VariantRunArgs((*variants)[2], {}, "y.json");
+  EXPECT_EQ(std::count(off.begin(), off.end(), "--null-async"), 0);
+  EXPECT_EQ(std::count(off.begin(), off.end(), "--iodepth=1"), 1);
+}
+
+}  // namespace
+}  // namespace storebench::cli

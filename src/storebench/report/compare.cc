@@ -1,0 +1,328 @@
+#include "storebench/report/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+#include "storebench/base/units.h"
+
+namespace storebench::report {
+namespace {
+
+struct PercentileSpec {
+  const char* name;
+  double p;
+};
+constexpr PercentileSpec kPercentiles[] = {{"p50", 50}, {"p99", 99}, {"p99.9", 99.9}};
+
+std::string Level(double confidence) { return fmt::format("{:g}%", confidence * 100); }
+std::string Signed(double rel) { return fmt::format("{:+.1f}%", rel * 100); }
+
+// Throughput samples for one comparison: repeated runs when both sides have
+// at least two, else every full interval of every run (see the warning).
+struct ThroughputSamples {
+  std::vector<double> a, b;
+  bool from_runs = false;
+};
+
+std::vector<double> RunThroughputs(const RunGroup& g) {
+  std::vector<double> v;
+  for (const auto& r : g.runs) v.push_back(r.ops_per_sec);
+  return v;
+}
+
+std::vector<double> IntervalThroughputs(const RunGroup& g) {
+  std::vector<double> v;
+  for (const auto& r : g.runs) v.insert(v.end(), r.interval_ops_per_sec.begin(), r.interval_ops_per_sec.end());
+  return v;
+}
+
+ThroughputSamples PickSamples(const RunGroup& a, const RunGroup& b) {
+  ThroughputSamples s;
+  s.from_runs = a.runs.size() >= 2 && b.runs.size() >= 2;
+  s.a = s.from_runs ? RunThroughputs(a) : IntervalThroughputs(a);
+  s.b = s.from_runs ? RunThroughputs(b) : IntervalThroughputs(b);
+  return s;
+}
+
+LatencyRuns ToLatencyRuns(const RunGroup& g, bool service) {
+  LatencyRuns out;
+  for (const auto& r : g.runs) out.runs.push_back(service ? r.service : r.response);
+  return out;
+}
+
+// "threads (1 vs 2)" for every key whose values differ between two settings objects.
+std::vector<std::string> SettingDiffs(const nlohmann::json& x, const nlohmann::json& y,
+                                      const std::set<std::string>& ignore) {
+  std::set<std::string> keys;
+  for (auto it = x.begin(); it != x.end(); ++it) keys.insert(it.key());
+  for (auto it = y.begin(); it != y.end(); ++it) keys.insert(it.key());
+  std::vector<std::string> out;
+  for (const auto& k : keys) {
+    if (ignore.count(k)) continue;
+    auto text = [&k](const nlohmann::json& j) {
+      if (!j.contains(k)) return std::string("unset");
+      return j[k].is_string() ? j[k].get<std::string>() : j[k].dump();
+    };
+    std::string vx = text(x), vy = text(y);
+    if (vx != vy) out.push_back(fmt::format("{} ({} vs {})", k, vx, vy));
+  }
+  return out;
+}
+
+std::string JoinList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+void WarnAboutInputs(const CompareInput& input, size_t baseline, std::vector<std::string>* w) {
+  const RunRecord& ref = input.groups[baseline].runs.front();
+  std::set<std::string> varied(input.varied_keys.begin(), input.varied_keys.end());
+  std::set<std::string> env_warned;
+  for (const RunGroup& g : input.groups) {
+    if (g.planned_runs > g.runs.size())
+      w->push_back(fmt::format("{}: {} of {} planned runs are stored", g.name, g.runs.size(), g.planned_runs));
+    for (const RunRecord& r : g.runs) {
+      if (r.interrupted) w->push_back(fmt::format("{}: the run was interrupted; it covers part of the plan", r.path));
+      if (r.errors) w->push_back(fmt::format("{}: {} operations failed", r.path, r.errors));
+      auto within = SettingDiffs(g.runs.front().settings, r.settings, {});
+      if (!within.empty())
+        w->push_back(fmt::format("{}: its runs differ in {}; they are not repeats of one setting", g.name,
+                                 JoinList(within)));
+      for (const auto& d : SettingDiffs(ref.environment, r.environment, {"data_path"})) {
+        std::string key = d.substr(0, d.find(' '));
+        if (env_warned.insert(key).second)
+          w->push_back(fmt::format("the runs come from different environments: {} ({} and {})", d, ref.path, r.path));
+      }
+    }
+    if (&g == &input.groups[baseline] || g.runs.empty()) continue;
+    auto diffs = SettingDiffs(ref.settings, g.runs.front().settings, varied);
+    if (!varied.empty() && !diffs.empty())
+      w->push_back(fmt::format("{} and {} also differ in {}, which was not varied", input.groups[baseline].name,
+                               g.name, JoinList(diffs)));
+    else if (varied.empty() && diffs.size() > 1)
+      w->push_back(fmt::format("{} and {} differ in more than one setting: {}; a difference cannot be pinned on one",
+                               input.groups[baseline].name, g.name, JoinList(diffs)));
+  }
+}
+
+StatusOr<size_t> FindBaseline(const CompareInput& input, const std::string& wanted) {
+  if (wanted.empty()) return size_t{0};
+  std::vector<std::string> names;
+  for (size_t i = 0; i < input.groups.size(); ++i) {
+    const RunGroup& g = input.groups[i];
+    names.push_back(g.name);
+    if (g.name == wanted) return i;
+    for (const auto& r : g.runs)
+      if (r.path == wanted) return i;
+  }
+  return Status::InvalidArgument(
+      fmt::format("--baseline: '{}' is neither a group name nor a run path; the groups are: {}", wanted, JoinList(names)));
+}
+
+size_t NameWidth(const std::vector<RunGroup>& groups) {
+  size_t w = 7;
+  for (const auto& g : groups) w = std::max(w, g.name.size());
+  return w;
+}
+
+// Accumulates the per-metric tables, the JSON and the warnings of one Compare().
+struct Comparer {
+  const CompareOptions& opt;
+  CompareReport report;
+  std::string throughput_text, latency_text[std::size(kPercentiles)];
+
+  void CompareThroughput(const RunGroup& a, const RunGroup& b, size_t width, nlohmann::json* out) {
+    ThroughputSamples s = PickSamples(a, b);
+    const char* kind = s.from_runs ? "runs" : "intervals";
+    const size_t need = MinSamplesFor(opt.confidence);
+    if (!s.from_runs)
+      report.warnings.push_back(fmt::format(
+          "{} vs {}: throughput samples are per-interval values of single runs ({} and {}); they are autocorrelated "
+          "and miss run-to-run variation, so the test is optimistic: repeat runs (storebench matrix --repeat {})",
+          a.name, b.name, s.a.size(), s.b.size(), need));
+    else if (s.a.size() < need || s.b.size() < need)
+      report.warnings.push_back(fmt::format(
+          "{} vs {}: {} and {} runs are too few for {} confidence (use at least {} per side); only large "
+          "differences can be proven",
+          a.name, b.name, s.a.size(), s.b.size(), Level(opt.confidence), need));
+    nlohmann::json j = {{"samples", kind}, {"n_baseline", s.a.size()}, {"n", s.b.size()}};
+    auto r = WelchTest(s.a, s.b, opt.confidence);
+    std::string verdict = fmt::format("No difference proven at {} confidence", Level(opt.confidence));
+    if (!r.ok()) {
+      report.warnings.push_back(fmt::format("{} vs {}: throughput not tested: {}", a.name, b.name, r.status().message()));
+      j["significant"] = false;
+      throughput_text += fmt::format("  {:<{}} {:>5}  (not tested)\n", b.name, width, s.b.size());
+    } else {
+      verdict = ThroughputVerdict(b.name, *r, opt.confidence);
+      j.update({{"mean_baseline", r->a.mean},
+                {"mean", r->b.mean},
+                {"stddev_baseline", r->a.stddev},
+                {"stddev", r->b.stddev},
+                {"rel_diff", r->rel_diff},
+                {"rel_half_width", r->rel_half_width},
+                {"ci", {r->rel_diff - r->rel_half_width, r->rel_diff + r->rel_half_width}},
+                {"t", r->t},
+                {"df", r->df},
+                {"p_value", r->p_value},
+                {"significant", r->significant}});
+      if (throughput_text.empty())
+        throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>12.1f}  baseline\n", a.name, width, r->a.n,
+                                       r->a.mean, r->a.stddev);
+      throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>12.1f}  {:>8}  ±{:.1f}%\n", b.name, width, r->b.n,
+                                     r->b.mean, r->b.stddev, Signed(r->rel_diff), r->rel_half_width * 100);
+    }
+    j["verdict"] = verdict;
+    throughput_text += fmt::format("  {}\n", r.ok() && r->significant ? verdict : b.name + ": " + verdict);
+    (*out)["throughput"] = j;
+  }
+
+  void CompareLatency(const RunGroup& a, const RunGroup& b, size_t index, size_t width, nlohmann::json* out) {
+    const bool service = opt.latency == "service";
+    LatencyRuns la = ToLatencyRuns(a, service), lb = ToLatencyRuns(b, service);
+    nlohmann::json lat = nlohmann::json::object();
+    bool warned = false;
+    for (size_t k = 0; k < std::size(kPercentiles); ++k) {
+      const PercentileSpec& ps = kPercentiles[k];
+      // Distinct streams per comparison and percentile, all from one seed.
+      uint64_t seed = opt.seed * 1'000'003 + index * 101 + k;
+      auto d = BootstrapPercentileDiff(la, lb, ps.p, opt.confidence, seed, opt.replicates);
+      std::string& text = latency_text[k];
+      if (!d.ok()) {
+        report.warnings.push_back(fmt::format("{} vs {}: {} not tested: {}", a.name, b.name, ps.name, d.status().message()));
+        continue;
+      }
+      if (!d->resampled_runs && !warned) {
+        warned = true;
+        report.warnings.push_back(fmt::format(
+            "{} vs {}: latency CIs resample operations of single runs, so they miss run-to-run variation; "
+            "repeat runs for CIs that include it",
+            a.name, b.name));
+      }
+      std::string verdict = PercentileVerdict(b.name, ps.name, *d, opt.confidence);
+      lat[ps.name] = {{"baseline_ns", d->a},   {"ns", d->b},
+                      {"rel_diff", d->rel_diff}, {"ci", {d->rel_lo, d->rel_hi}},
+                      {"significant", d->significant}, {"resampled", d->resampled_runs ? "runs" : "operations"},
+                      {"verdict", verdict}};
+      if (text.empty()) text += fmt::format("  {:<{}} {:>12}  baseline\n", a.name, width, FormatDurationNs(d->a));
+      text += fmt::format("  {:<{}} {:>12}  {:>8}  [{}, {}]\n", b.name, width, FormatDurationNs(d->b),
+                          Signed(d->rel_diff), Signed(d->rel_lo), Signed(d->rel_hi));
+      text += fmt::format("  {}\n", d->significant ? verdict : b.name + ": " + verdict);
+    }
+    (*out)["latency"] = lat;
+  }
+};
+
+}  // namespace
+
+size_t MinSamplesFor(double confidence) {
+  const double q = (1 + confidence) / 2;
+  const double z = NormalQuantile(q);
+  size_t n = 2;
+  while (n < 1000 && StudentTQuantile(q, 2.0 * static_cast<double>(n) - 2) > 1.5 * z) ++n;
+  return n;
+}
+
+std::string ThroughputVerdict(const std::string& name, const WelchResult& r, double confidence) {
+  if (!r.significant) return fmt::format("No difference proven at {} confidence", Level(confidence));
+  return fmt::format("{} is {:.1f}% {} (±{:.1f}% at {} confidence)", name, std::fabs(r.rel_diff) * 100,
+                     r.rel_diff > 0 ? "faster" : "slower", r.rel_half_width * 100, Level(confidence));
+}
+
+std::string PercentileVerdict(const std::string& name, const std::string& percentile, const PercentileDiff& d,
+                              double confidence) {
+  if (!d.significant) return fmt::format("No difference proven at {} confidence", Level(confidence));
+  return fmt::format("{}'s {} is {:.1f}% {} ({} to {} at {} confidence)", name, percentile, std::fabs(d.rel_diff) * 100,
+                     d.rel_diff < 0 ? "lower" : "higher", Signed(d.rel_lo), Signed(d.rel_hi), Level(confidence));
+}
+
+std::string VariantTable(const std::vector<RunGroup>& groups) {
+  const size_t width = NameWidth(groups);
+  std::string out = fmt::format("  {:<{}} {:>5} {:>34} {:>34}\n", "variant", width, "runs",
+                                "throughput ops/s: median [min, max]", "p99: median [min, max]");
+  for (const auto& g : groups) {
+    std::vector<double> tput, p99;
+    for (const auto& r : g.runs) {
+      tput.push_back(r.ops_per_sec);
+      p99.push_back(r.response_p99_ns);
+    }
+    SampleSummary t = Summarize(tput), p = Summarize(p99);
+    std::string runs = g.planned_runs ? fmt::format("{}/{}", g.runs.size(), g.planned_runs) : fmt::format("{}", g.runs.size());
+    if (g.runs.empty()) {
+      out += fmt::format("  {:<{}} {:>5}\n", g.name, width, runs);
+      continue;
+    }
+    out += fmt::format("  {:<{}} {:>5} {:>34} {:>34}\n", g.name, width, runs,
+                       fmt::format("{:.0f} [{:.0f}, {:.0f}]", t.median, t.min, t.max),
+                       fmt::format("{} [{}, {}]", FormatDurationNs(p.median), FormatDurationNs(p.min),
+                                   FormatDurationNs(p.max)));
+  }
+  return out;
+}
+
+StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions& opt) {
+  if (input.groups.size() < 2)
+    return Status::InvalidArgument("compare: give at least two runs, groups of runs, or a matrix directory with two variants");
+  if (opt.latency != "response" && opt.latency != "service")
+    return Status::InvalidArgument("--latency: expected response or service");
+  auto base = FindBaseline(input, opt.baseline);
+  if (!base.ok()) return base.status();
+  const RunGroup& a = input.groups[*base];
+  if (a.runs.empty()) return Status::InvalidArgument(fmt::format("compare: the baseline '{}' has no runs yet", a.name));
+
+  Comparer c{opt, {}, {}, {}};
+  WarnAboutInputs(input, *base, &c.report.warnings);
+  const size_t width = NameWidth(input.groups);
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (size_t i = 0; i < input.groups.size(); ++i) {
+    const RunGroup& b = input.groups[i];
+    if (i == *base) continue;
+    if (b.runs.empty()) {
+      c.report.warnings.push_back(fmt::format("{}: no runs stored yet; left out", b.name));
+      continue;
+    }
+    nlohmann::json j = {{"name", b.name}, {"baseline", a.name}};
+    c.CompareThroughput(a, b, width, &j);
+    c.CompareLatency(a, b, i, width, &j);
+    comparisons.push_back(j);
+  }
+
+  std::string& t = c.report.text;
+  t += fmt::format("Compared at {} confidence; baseline: {}\n", Level(opt.confidence), a.name);
+  t += VariantTable(input.groups);
+  bool by_runs = !comparisons.empty() && comparisons.front()["throughput"]["samples"] == "runs";
+  t += fmt::format("\nThroughput (ops/s), Welch's t-test over {}:\n", by_runs ? "repeated runs" : "per-interval throughput");
+  t += fmt::format("  {:<{}} {:>5} {:>14} {:>12}  {:>8}  {}\n", "variant", width, "n", "mean", "stddev", "diff", "CI");
+  t += c.throughput_text;
+  for (size_t k = 0; k < std::size(kPercentiles); ++k) {
+    t += fmt::format("\n{} {} time, bootstrap CI ({} resamples of {}, seed {}):\n", kPercentiles[k].name, opt.latency,
+                     opt.replicates, by_runs ? "runs" : "operations", opt.seed);
+    t += fmt::format("  {:<{}} {:>12}  {:>8}  {}\n", "variant", width, kPercentiles[k].name, "diff", "CI");
+    t += c.latency_text[k];
+  }
+  if (!c.report.warnings.empty()) {
+    t += "\nWarnings:\n";
+    for (const auto& w : c.report.warnings) t += "  - " + w + "\n";
+  }
+
+  nlohmann::json groups = nlohmann::json::array();
+  for (const RunGroup& g : input.groups) {
+    nlohmann::json paths = nlohmann::json::array();
+    for (const auto& r : g.runs) paths.push_back(r.path);
+    SampleSummary s = Summarize(RunThroughputs(g));
+    groups.push_back({{"name", g.name},
+                      {"runs", paths},
+                      {"planned_runs", g.planned_runs},
+                      {"ops_per_sec", {{"median", s.median}, {"mean", s.mean}, {"min", s.min}, {"max", s.max}}}});
+  }
+  c.report.json = {{"schema", kCompareSchema},   {"confidence", opt.confidence}, {"baseline", a.name},
+                   {"latency", opt.latency},       {"bootstrap", {{"seed", opt.seed}, {"replicates", opt.replicates}}},
+                   {"varied", input.varied_keys}, {"groups", groups},             {"comparisons", comparisons},
+                   {"warnings", c.report.warnings}};
+  return std::move(c.report);
+}
+
+}  // namespace storebench::report

@@ -1,0 +1,94 @@
+// Comparison of run results: loads runs (single files, groups of repeated
+// runs, a matrix directory), chooses the samples, tests throughput with
+// Welch's t-test and latency percentiles with bootstrap CIs, and renders the
+// tables, plain-word verdicts, warnings and a JSON document.
+//
+// Verdict sentences (the contract scripts and docs quote):
+//   "B is 7.2% faster (±2.1% at 99.5% confidence)"   throughput
+//   "B's p99 is 12.0% lower (-15.1% to -8.8% at 99.5% confidence)"   latency
+//   "No difference proven at 99.5% confidence"
+// Thread-safety: free functions over values; no shared state.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "storebench/base/status.h"
+#include "storebench/report/stats.h"
+
+namespace storebench::report {
+
+inline constexpr const char* kMatrixSchema = "storebench.matrix/1";
+inline constexpr const char* kMatrixManifest = "manifest.json";
+inline constexpr const char* kCompareSchema = "storebench.compare/1";
+
+// What compare needs of one run result document.
+struct RunRecord {
+  std::string path;
+  double ops_per_sec = 0;
+  std::vector<double> interval_ops_per_sec;  // full-length intervals only (a short last one is dropped)
+  Buckets response, service;                 // latency histograms as (value ns, count)
+  double response_p99_ns = 0;
+  nlohmann::json settings;     // config flattened to run-flag names: {"threads": "2", "service-time": "spin:1us"}
+  nlohmann::json environment;  // as recorded
+  bool interrupted = false;
+  uint64_t errors = 0;
+};
+
+// Runs of one variant: repeated runs of the same setting.
+struct RunGroup {
+  std::string name;
+  std::vector<RunRecord> runs;
+  size_t planned_runs = 0;  // matrix variants: runs the manifest lists (0 = unknown)
+};
+
+// Everything to compare, with the settings the user meant to vary (known for
+// a matrix directory; empty when they must be inferred).
+struct CompareInput {
+  std::vector<RunGroup> groups;
+  std::vector<std::string> varied_keys;
+};
+
+// Reads one run document; NotFound / Corruption name the file.
+StatusOr<RunRecord> LoadRun(const std::string& path);
+
+// Turns command-line operands into groups: FILE.json (one run), F1.json,F2.json,…
+// (a group of repeats), DIR with a matrix manifest (one group per variant) or
+// DIR without one (one group of all its *.json). Group names are unique.
+StatusOr<CompareInput> LoadCompareInput(const std::vector<std::string>& operands);
+
+struct CompareOptions {
+  double confidence = 0.995;     // one of 0.95, 0.99, 0.995, 0.999 on the CLI
+  std::string baseline;          // group name or run path; empty = first group
+  std::string latency = "response";  // or "service"
+  uint64_t seed = 1;             // bootstrap seed
+  int replicates = 10000;        // bootstrap replicates
+};
+
+// The outcome: human text (tables, verdicts, warnings) and the JSON document.
+struct CompareReport {
+  std::string text;
+  nlohmann::json json;
+  std::vector<std::string> warnings;
+};
+
+// Compares every group against the baseline. InvalidArgument for an unknown
+// baseline or fewer than two groups.
+StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions& options);
+
+// One row per group: runs, throughput median and min–max, p99 median and
+// min–max (the matrix summary).
+std::string VariantTable(const std::vector<RunGroup>& groups);
+
+// "B is 7.2% faster (±2.1% at 99.5% confidence)" or "No difference proven at 99.5% confidence".
+std::string ThroughputVerdict(const std::string& name, const WelchResult& r, double confidence);
+// "B's p99 is 12.0% lower (-15.1% to -8.8% at 99.5% confidence)" or "No difference proven at …".
+std::string PercentileVerdict(const std::string& name, const std::string& percentile, const PercentileDiff& d,
+                              double confidence);
+
+// Smallest samples per side for which the two-sided t quantile at `confidence`
+// is within 1.5x of the normal one; below it only large differences can be proven.
+size_t MinSamplesFor(double confidence);
+
+}  // namespace storebench::report

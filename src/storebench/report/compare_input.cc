@@ -1,0 +1,203 @@
+// Loading what `compare` compares: run documents, groups of repeats and
+// matrix directories (see compare.h).
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "storebench/base/units.h"
+#include "storebench/measure/histogram.h"
+#include "storebench/report/compare.h"
+#include "storebench/report/result.h"
+
+namespace storebench::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ValueText(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& e : v) out += (out.empty() ? "" : ";") + ValueText(e);
+    return out;
+  }
+  return v.dump();
+}
+
+// config keys → the `run` flag that sets them, so settings, --vary keys and
+// warnings all speak the user's language.
+nlohmann::json FlattenConfig(const nlohmann::json& config) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!config.is_object()) return out;
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    if (it.key() == "backend_options" && it.value().is_object()) {
+      for (auto b = it.value().begin(); b != it.value().end(); ++b) out[b.key()] = ValueText(b.value());
+      continue;
+    }
+    std::string flag = it.key() == "classes" ? "class" : it.key();
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    out[flag] = ValueText(it.value());
+  }
+  return out;
+}
+
+StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::string& which, const std::string& path) {
+  const auto* node = latency.is_object() && latency.contains(which) ? &latency[which] : nullptr;
+  if (!node || !(*node).contains("histogram") || !(*node)["histogram"].is_string())
+    return Status::Corruption(fmt::format("{}: latency.{}.histogram is missing", path, which));
+  auto h = measure::Histogram::Decode((*node)["histogram"].get<std::string>());
+  if (!h.ok()) return Status::Corruption(fmt::format("{}: latency.{}.histogram: {}", path, which, h.status().message()));
+  Buckets out;
+  // The bucket's highest equivalent value, clamped to the exact max, is what
+  // Histogram::ValueAtPercentile reports, so merged percentiles match `run`.
+  h->ForEachBucket([&](uint64_t, uint64_t hi, uint64_t count) { out.emplace_back(std::min(hi, h->max()), count); });
+  return out;
+}
+
+StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return ErrnoStatus("open", path, errno);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+StatusOr<nlohmann::json> ReadJson(const std::string& path) {
+  auto text = ReadText(path);
+  if (!text.ok()) return text.status();
+  auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::Corruption(fmt::format("{}: not valid JSON", path));
+  return doc;
+}
+
+// Common prefix of the files' stems without a trailing rep number, e.g.
+// "pread-1.json,pread-2.json" → "pread".
+std::string GroupName(const std::vector<std::string>& paths) {
+  std::string prefix = fs::path(paths.front()).stem().string();
+  for (const auto& p : paths) {
+    std::string stem = fs::path(p).stem().string();
+    size_t n = 0;
+    while (n < prefix.size() && n < stem.size() && prefix[n] == stem[n]) ++n;
+    prefix.resize(n);
+  }
+  while (!prefix.empty() && (std::isdigit(static_cast<unsigned char>(prefix.back())) || prefix.back() == '-' ||
+                             prefix.back() == '_' || prefix.back() == '.'))
+    prefix.pop_back();
+  return prefix.empty() ? fs::path(paths.front()).stem().string() : prefix;
+}
+
+StatusOr<RunGroup> LoadGroup(const std::string& name, const std::vector<std::string>& paths) {
+  RunGroup g;
+  g.name = name;
+  for (const auto& p : paths) {
+    auto run = LoadRun(p);
+    if (!run.ok()) return run.status();
+    g.runs.push_back(std::move(*run));
+  }
+  return g;
+}
+
+Status LoadMatrixDir(const fs::path& dir, CompareInput* input) {
+  auto manifest = ReadJson((dir / kMatrixManifest).string());
+  if (!manifest.ok()) return manifest.status();
+  const nlohmann::json& m = *manifest;
+  if (m.value("schema", "") != kMatrixSchema || !m.contains("variants") || !m["variants"].is_array())
+    return Status::Corruption(fmt::format("{}: not a storebench matrix manifest", (dir / kMatrixManifest).string()));
+  for (const auto& v : m.value("vary", nlohmann::json::array()))
+    if (v.contains("key")) input->varied_keys.push_back(v["key"].get<std::string>());
+  for (const auto& v : m["variants"]) {
+    RunGroup g;
+    g.name = v.value("name", "");
+    for (const auto& f : v.value("files", nlohmann::json::array())) {
+      ++g.planned_runs;
+      fs::path p = dir / f.get<std::string>();
+      // A missing run is one the matrix has not reached yet; compare what exists.
+      if (!fs::exists(p)) continue;
+      auto run = LoadRun(p.string());
+      if (!run.ok()) return run.status();
+      g.runs.push_back(std::move(*run));
+    }
+    input->groups.push_back(std::move(g));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<RunRecord> LoadRun(const std::string& path) {
+  auto parsed = ReadJson(path);
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object() || doc.value("schema", "") != kRunSchema)
+    return Status::Corruption(fmt::format("{}: not a storebench run result (expected schema {})", path, kRunSchema));
+  RunRecord r;
+  r.path = path;
+  try {
+    r.ops_per_sec = doc.at("throughput").at("ops_per_sec").get<double>();
+    const auto& totals = doc.at("totals");
+    r.interrupted = totals.value("interrupted", false);
+    r.errors = totals.value("errors", uint64_t{0});
+    double longest = 0;
+    for (const auto& i : doc.value("intervals", nlohmann::json::array())) longest = std::max(longest, i.value("length_s", 0.0));
+    // A last interval cut short by the end of the run is noisier than the
+    // others; it would add a sample of a different kind.
+    for (const auto& i : doc.value("intervals", nlohmann::json::array()))
+      if (i.value("length_s", 0.0) >= 0.5 * longest) r.interval_ops_per_sec.push_back(i.at("ops_per_sec").get<double>());
+    r.response_p99_ns = doc.at("latency").at("response").value("p99_ns", 0.0);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Corruption(fmt::format("{}: malformed run result: {}", path, e.what()));
+  }
+  auto resp = HistogramBuckets(doc["latency"], "response", path);
+  if (!resp.ok()) return resp.status();
+  auto serv = HistogramBuckets(doc["latency"], "service", path);
+  if (!serv.ok()) return serv.status();
+  r.response = std::move(*resp);
+  r.service = std::move(*serv);
+  r.settings = FlattenConfig(doc.value("config", nlohmann::json::object()));
+  r.environment = doc.value("environment", nlohmann::json::object());
+  return r;
+}
+
+StatusOr<CompareInput> LoadCompareInput(const std::vector<std::string>& operands) {
+  CompareInput input;
+  for (const std::string& operand : operands) {
+    fs::path p(operand);
+    if (fs::is_directory(p)) {
+      if (fs::exists(p / kMatrixManifest)) {
+        STOREBENCH_RETURN_IF_ERROR(LoadMatrixDir(p, &input));
+        continue;
+      }
+      std::vector<std::string> files;
+      for (const auto& e : fs::directory_iterator(p))
+        if (e.path().extension() == ".json") files.push_back(e.path().string());
+      if (files.empty()) return Status::NotFound(fmt::format("{}: no *.json run results in this directory", operand));
+      std::sort(files.begin(), files.end());
+      auto g = LoadGroup(p.filename().empty() ? p.parent_path().filename().string() : p.filename().string(), files);
+      if (!g.ok()) return g.status();
+      input.groups.push_back(std::move(*g));
+      continue;
+    }
+    std::vector<std::string> files;
+    if (!fs::exists(p) && operand.find(',') != std::string::npos) {
+      for (std::string_view f : Split(operand, ','))
+        if (!f.empty()) files.emplace_back(f);
+    } else {
+      files.push_back(operand);
+    }
+    auto g = LoadGroup(GroupName(files), files);
+    if (!g.ok()) return g.status();
+    input.groups.push_back(std::move(*g));
+  }
+  std::set<std::string> seen;
+  for (RunGroup& g : input.groups) {
+    std::string base = g.name;
+    for (int k = 2; !seen.insert(g.name).second; ++k) g.name = fmt::format("{}#{}", base, k);
+  }
+  return input;
+}
+
+}  // namespace storebench::report

@@ -1,0 +1,222 @@
+// Tests of `compare` over synthetic run documents: sample choice, verdict
+// sentences, warnings, matrix directories and bad input.
+#include "storebench/report/compare.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "storebench/measure/histogram.h"
+#include "storebench/report/result.h"
+
+namespace storebench::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FakeRun {
+  double ops_per_sec = 10000;
+  double latency_ns = 50000;   // median of the lognormal latencies
+  nlohmann::json config = {{"backend", "null"}, {"threads", 1}, {"backend_options", {{"service-time", "spin:20us"}}}};
+  std::string kernel = "Linux 6.1";
+  uint64_t seed = 1;
+};
+
+nlohmann::json MakeDoc(const FakeRun& f) {
+  std::mt19937_64 rng(f.seed);
+  std::lognormal_distribution<double> lat(std::log(f.latency_ns), 0.3);
+  measure::Histogram h;
+  for (int i = 0; i < 5000; ++i) h.Record(static_cast<uint64_t>(lat(rng)));
+  std::normal_distribution<double> jitter(1.0, 0.02);
+  nlohmann::json intervals = nlohmann::json::array();
+  for (int i = 0; i < 10; ++i) intervals.push_back({{"length_s", 1.0}, {"ops_per_sec", f.ops_per_sec * jitter(rng)}});
+  intervals.push_back({{"length_s", 0.1}, {"ops_per_sec", 1.0}});  // a cut-short last interval: ignored
+  return {{"schema", kRunSchema},
+          {"config", f.config},
+          {"environment", {{"kernel", f.kernel}, {"cpu_model", "Test CPU"}}},
+          {"throughput", {{"ops_per_sec", f.ops_per_sec}}},
+          {"totals", {{"ops", 5000}, {"errors", 0}, {"interrupted", false}}},
+          {"latency", {{"response", LatencyJson(h)}, {"service", LatencyJson(h)}}},
+          {"intervals", intervals}};
+}
+
+class CompareTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("compare_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const nlohmann::json& doc) {
+    std::string p = (dir_ / name).string();
+    std::ofstream(p) << doc.dump();
+    return p;
+  }
+  // `n` repeated runs whose throughput scatters ±1% around `ops`; returns "f1,f2,…".
+  std::string Group(const std::string& stem, int n, FakeRun f) {
+    std::mt19937_64 rng(std::hash<std::string>{}(stem));
+    std::normal_distribution<double> spread(1.0, 0.01);
+    std::string list;
+    double ops = f.ops_per_sec;
+    for (int i = 1; i <= n; ++i) {
+      f.ops_per_sec = ops * spread(rng);
+      f.seed = rng();
+      list += (list.empty() ? "" : ",") + Write(stem + "-" + std::to_string(i) + ".json", MakeDoc(f));
+    }
+    return list;
+  }
+  CompareReport Run(const std::vector<std::string>& operands, CompareOptions o = {}) {
+    auto in = LoadCompareInput(operands);
+    EXPECT_TRUE(in.ok()) << in.status().message();
+    o.replicates = 2000;
+    auto r = Compare(*in, o);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : CompareReport{};
+  }
+  fs::path dir_;
+};
+
+CompareOptions Options(double confidence, const std::string& baseline = "") {
+  CompareOptions o;
+  o.confidence = confidence;
+  o.baseline = baseline;
+  return o;
+}
+
+bool HasWarning(const CompareReport& r, const std::string& part) {
+  for (const auto& w : r.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
+}
+
+TEST(CompareVerdict, SentencesHaveTheContractForm) {
+  WelchResult r;
+  r.significant = true;
+  r.rel_diff = 0.072;
+  r.rel_half_width = 0.021;
+  EXPECT_EQ(ThroughputVerdict("B", r, 0.995), "B is 7.2% faster (±2.1% at 99.5% confidence)");
+  r.rel_diff = -0.5;
+  EXPECT_EQ(ThroughputVerdict("B", r, 0.95), "B is 50.0% slower (±2.1% at 95% confidence)");
+  r.significant = false;
+  EXPECT_EQ(ThroughputVerdict("B", r, 0.999), "No difference proven at 99.9% confidence");
+  PercentileDiff d;
+  d.significant = true;
+  d.rel_diff = -0.12;
+  d.rel_lo = -0.151;
+  d.rel_hi = -0.088;
+  EXPECT_EQ(PercentileVerdict("B", "p99", d, 0.995), "B's p99 is 12.0% lower (-15.1% to -8.8% at 99.5% confidence)");
+}
+
+TEST(CompareVerdict, MinSamplesIsWhereTheTQuantileNearsTheNormal) {
+  for (double c : {0.95, 0.99, 0.995, 0.999}) {
+    size_t n = MinSamplesFor(c);
+    double q = (1 + c) / 2, z = NormalQuantile(q);
+    EXPECT_LE(StudentTQuantile(q, 2.0 * n - 2), 1.5 * z) << c;
+    EXPECT_GT(StudentTQuantile(q, 2.0 * n - 4), 1.5 * z) << c;
+  }
+  EXPECT_EQ(MinSamplesFor(0.995), 5u);
+}
+
+TEST_F(CompareTest, RepeatedRunsDetectAFasterGroup) {
+  FakeRun a, b;
+  b.ops_per_sec = 11000;
+  b.latency_ns = 40000;
+  b.config["backend_options"]["service-time"] = "spin:16us";
+  auto r = Run({Group("a", 6, a), Group("b", 6, b)});
+  const auto& c = r.json["comparisons"][0];
+  EXPECT_EQ(c["throughput"]["samples"], "runs");
+  EXPECT_EQ(c["throughput"]["n"], 6);
+  EXPECT_TRUE(c["throughput"]["significant"].get<bool>());
+  EXPECT_NEAR(c["throughput"]["rel_diff"].get<double>(), 0.10, 0.02);
+  EXPECT_EQ(c["throughput"]["verdict"].get<std::string>().rfind("b is ", 0), 0u);
+  EXPECT_NE(c["throughput"]["verdict"].get<std::string>().find("% faster (±"), std::string::npos);
+  EXPECT_EQ(c["latency"]["p50"]["resampled"], "runs");
+  EXPECT_TRUE(c["latency"]["p50"]["significant"].get<bool>());
+  EXPECT_LT(c["latency"]["p50"]["rel_diff"].get<double>(), -0.1);
+  // One setting differs: that is the varied one, no warning about it.
+  EXPECT_FALSE(HasWarning(r, "differ in more than one setting"));
+  EXPECT_NE(r.text.find("Welch's t-test over repeated runs"), std::string::npos);
+  EXPECT_NE(r.text.find(c["throughput"]["verdict"].get<std::string>()), std::string::npos);
+}
+
+TEST_F(CompareTest, IdenticalGroupsProveNoDifference) {
+  FakeRun f;
+  auto r = Run({Group("x", 6, f), Group("y", 6, f)});
+  const auto& c = r.json["comparisons"][0];
+  EXPECT_FALSE(c["throughput"]["significant"].get<bool>());
+  EXPECT_EQ(c["throughput"]["verdict"], "No difference proven at 99.5% confidence");
+  EXPECT_NE(r.text.find("y: No difference proven at 99.5% confidence"), std::string::npos);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+}
+
+TEST_F(CompareTest, SingleRunsUseIntervalsAndSayWhy) {
+  FakeRun a, b;
+  b.ops_per_sec = 12000;
+  b.kernel = "Linux 6.2";
+  b.config["threads"] = 2;
+  b.config["backend_options"]["service-time"] = "spin:10us";
+  auto r = Run({Write("a.json", MakeDoc(a)), Write("b.json", MakeDoc(b))}, Options(0.95));
+  const auto& t = r.json["comparisons"][0]["throughput"];
+  EXPECT_EQ(t["samples"], "intervals");
+  EXPECT_EQ(t["n"], 10);  // the short last interval is left out
+  EXPECT_EQ(t["verdict"].get<std::string>().rfind("b is 20.", 0), 0u) << t["verdict"];
+  EXPECT_EQ(r.json["comparisons"][0]["latency"]["p99"]["resampled"], "operations");
+  EXPECT_TRUE(HasWarning(r, "per-interval values of single runs"));
+  EXPECT_TRUE(HasWarning(r, "differ in more than one setting"));
+  EXPECT_TRUE(HasWarning(r, "threads"));
+  EXPECT_TRUE(HasWarning(r, "different environments: kernel"));
+}
+
+TEST_F(CompareTest, TooFewRunsAreFlaggedForTheLevel) {
+  FakeRun f;
+  auto r = Run({Group("p", 2, f), Group("q", 2, f)});
+  EXPECT_TRUE(HasWarning(r, "too few for 99.5% confidence (use at least 5 per side)"));
+}
+
+TEST_F(CompareTest, MatrixDirectoryKnowsTheVariedSetting) {
+  FakeRun a, b;
+  b.config["backend_options"]["service-time"] = "spin:40us";
+  b.config["threads"] = 4;  // not varied: must be flagged
+  Group("v1", 3, a);
+  Group("v2", 2, b);
+  nlohmann::json m = {{"schema", kMatrixSchema},
+                      {"vary", {{{"key", "service-time"}, {"values", {"spin:20us", "spin:40us"}}}}},
+                      {"variants",
+                       {{{"name", "service-time=spin:20us"}, {"files", {"v1-1.json", "v1-2.json", "v1-3.json"}}},
+                        {{"name", "service-time=spin:40us"}, {"files", {"v2-1.json", "v2-2.json", "v2-3.json"}}}}}};
+  Write(kMatrixManifest, m);
+  auto r = Run({dir_.string()}, Options(0.995, "service-time=spin:40us"));
+  EXPECT_EQ(r.json["baseline"], "service-time=spin:40us");
+  EXPECT_EQ(r.json["varied"][0], "service-time");
+  EXPECT_TRUE(HasWarning(r, "service-time=spin:40us: 2 of 3 planned runs are stored"));
+  EXPECT_TRUE(HasWarning(r, "also differ in threads (4 vs 1), which was not varied")) << r.json["warnings"].dump(1);
+  EXPECT_NE(r.text.find("2/3"), std::string::npos);
+}
+
+TEST_F(CompareTest, BadInputIsNamed) {
+  std::ofstream(dir_ / "junk.json") << "{\"schema\": \"other\"}";
+  auto in = LoadCompareInput({(dir_ / "junk.json").string()});
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(in.status().code(), Status::Code::kCorruption);
+  EXPECT_NE(in.status().message().find("not a storebench run result"), std::string::npos);
+  EXPECT_EQ(LoadCompareInput({(dir_ / "missing.json").string()}).status().code(), Status::Code::kNotFound);
+  FakeRun f;
+  auto two = LoadCompareInput({Write("a.json", MakeDoc(f)), Write("b.json", MakeDoc(f))});
+  ASSERT_TRUE(two.ok());
+  auto r = Compare(*two, Options(0.995, "nope"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--baseline: 'nope'"), std::string::npos);
+  CompareInput one;
+  one.groups.push_back(two->groups[0]);
+  EXPECT_FALSE(Compare(one, {}).ok());
+}
+
+}  // namespace
+}  // namespace storebench::report

@@ -1,0 +1,208 @@
+#include "storebench/report/stats.h"
+
+#include <algorithm>
+#include <boost/math/distributions/non_central_t.hpp>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <fmt/format.h>
+#include <numeric>
+#include <random>
+
+namespace storebench::report {
+namespace {
+
+double Variance(std::span<const double> v, double mean) {
+  if (v.size() < 2) return 0;
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return ss / static_cast<double>(v.size() - 1);
+}
+
+// The empirical distribution of one side as a grid of values and, per run,
+// cumulative counts on that grid, so a percentile of any weighted mixture of
+// runs is a binary search costing O(runs · log grid).
+class MixtureGrid {
+ public:
+  explicit MixtureGrid(const LatencyRuns& side) {
+    for (const Buckets& run : side.runs)
+      for (const auto& bucket : run) values_.push_back(bucket.first);
+    std::sort(values_.begin(), values_.end());
+    values_.erase(std::unique(values_.begin(), values_.end()), values_.end());
+    for (const Buckets& run : side.runs) {
+      std::vector<uint64_t> cum(values_.size(), 0);
+      for (const auto& [value, count] : run)
+        cum[std::lower_bound(values_.begin(), values_.end(), value) - values_.begin()] += count;
+      std::partial_sum(cum.begin(), cum.end(), cum.begin());
+      totals_.push_back(cum.empty() ? 0 : cum.back());
+      cum_.push_back(std::move(cum));
+    }
+  }
+
+  size_t runs() const { return cum_.size(); }
+  uint64_t total(const std::vector<uint32_t>& weights) const {
+    uint64_t t = 0;
+    for (size_t r = 0; r < weights.size(); ++r) t += weights[r] * totals_[r];
+    return t;
+  }
+  // The rank-th smallest observation (1-based) of the mixture with these run weights.
+  double ValueAtRank(const std::vector<uint32_t>& weights, uint64_t rank) const {
+    size_t lo = 0, hi = values_.size() - 1;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      uint64_t below = 0;
+      for (size_t r = 0; r < weights.size(); ++r) below += weights[r] * cum_[r][mid];
+      if (below >= rank) hi = mid; else lo = mid + 1;
+    }
+    return static_cast<double>(values_[lo]);
+  }
+  // Percentile p (0..100) of the mixture, with the histogram's rank convention.
+  double Percentile(const std::vector<uint32_t>& weights, double p) const {
+    return ValueAtRank(weights, RankOf(p, total(weights)));
+  }
+  static uint64_t RankOf(double p, uint64_t n) {
+    auto rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(n)));
+    return std::clamp<uint64_t>(rank, 1, n);
+  }
+
+ private:
+  std::vector<uint64_t> values_;
+  std::vector<std::vector<uint64_t>> cum_;
+  std::vector<uint64_t> totals_;
+};
+
+// Draws one bootstrap replicate of percentile p for a side.
+class SideResampler {
+ public:
+  SideResampler(const LatencyRuns& side, bool by_runs) : grid_(side), by_runs_(by_runs), ones_(grid_.runs(), 1) {
+    n_ = grid_.total(ones_);
+  }
+  uint64_t observations() const { return n_; }
+  double Observed(double p) const { return grid_.Percentile(ones_, p); }
+
+  double Draw(double p, std::mt19937_64& rng) {
+    if (by_runs_) {
+      // Resample whole runs with replacement: weights = how often each run was drawn.
+      std::vector<uint32_t> weights(grid_.runs(), 0);
+      std::uniform_int_distribution<size_t> pick(0, grid_.runs() - 1);
+      for (size_t i = 0; i < grid_.runs(); ++i) ++weights[pick(rng)];
+      return grid_.Percentile(weights, p);
+    }
+    // The k-th order statistic of n draws from the empirical distribution is
+    // F^-1(U_(k)) with U_(k) ~ Beta(k, n-k+1): an exact bootstrap replicate
+    // without drawing n values.
+    // Beta(k, n-k+1) drawn as G1 / (G1 + G2) with G1 ~ Gamma(k), G2 ~ Gamma(n-k+1).
+    uint64_t k = MixtureGrid::RankOf(p, n_);
+    std::gamma_distribution<double> g1(static_cast<double>(k)), g2(static_cast<double>(n_ - k + 1));
+    double x = g1(rng);
+    double q = x / (x + g2(rng));
+    auto rank = static_cast<uint64_t>(std::ceil(q * static_cast<double>(n_)));
+    return grid_.ValueAtRank(ones_, std::clamp<uint64_t>(rank, 1, n_));
+  }
+
+ private:
+  MixtureGrid grid_;
+  bool by_runs_;
+  std::vector<uint32_t> ones_;
+  uint64_t n_ = 0;
+};
+
+// The q-quantile (0..1) of sorted values, linearly interpolated.
+double SortedQuantile(const std::vector<double>& sorted, double q) {
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  auto i = static_cast<size_t>(std::floor(pos));
+  if (i + 1 >= sorted.size()) return sorted.back();
+  double frac = pos - static_cast<double>(i);
+  return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
+}
+
+}  // namespace
+
+SampleSummary Summarize(std::span<const double> values) {
+  SampleSummary s;
+  s.n = values.size();
+  if (values.empty()) return s;
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(s.n);
+  s.stddev = std::sqrt(Variance(sorted, s.mean));
+  s.median = SortedQuantile(sorted, 0.5);
+  s.min = sorted.front();
+  s.max = sorted.back();
+  return s;
+}
+
+double StudentTQuantile(double p, double df) { return boost::math::quantile(boost::math::students_t(df), p); }
+
+double NormalQuantile(double p) { return boost::math::quantile(boost::math::normal(), p); }
+
+StatusOr<WelchResult> WelchTest(std::span<const double> a, std::span<const double> b, double confidence) {
+  if (a.size() < 2 || b.size() < 2)
+    return Status::InvalidArgument(
+        fmt::format("Welch's t-test needs at least 2 samples per side; got {} and {}", a.size(), b.size()));
+  if (!(confidence > 0 && confidence < 1))
+    return Status::InvalidArgument(fmt::format("confidence must be in (0, 1); got {}", confidence));
+  WelchResult r;
+  r.a = Summarize(a);
+  r.b = Summarize(b);
+  if (!(r.a.mean > 0)) return Status::InvalidArgument("Welch's t-test: the baseline mean must be positive");
+  const double na = static_cast<double>(r.a.n), nb = static_cast<double>(r.b.n);
+  const double va = r.a.stddev * r.a.stddev / na, vb = r.b.stddev * r.b.stddev / nb;
+  r.diff = r.b.mean - r.a.mean;
+  r.std_error = std::sqrt(va + vb);
+  r.rel_diff = r.diff / r.a.mean;
+  if (r.std_error == 0) {
+    // Both samples constant: any difference is certain, none is none.
+    r.df = na + nb - 2;
+    r.significant = r.diff != 0;
+    r.p_value = r.significant ? 0 : 1;
+    return r;
+  }
+  r.df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
+  r.t = r.diff / r.std_error;
+  boost::math::students_t dist(r.df);
+  r.p_value = 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(r.t)));
+  r.half_width = boost::math::quantile(dist, (1 + confidence) / 2) * r.std_error;
+  r.rel_half_width = r.half_width / r.a.mean;
+  r.significant = std::fabs(r.diff) > r.half_width;
+  return r;
+}
+
+double TwoSampleTPower(double effect, size_t n_per_side, double confidence) {
+  const double n = static_cast<double>(n_per_side);
+  const double df = 2 * n - 2;
+  const double crit = StudentTQuantile((1 + confidence) / 2, df);
+  boost::math::non_central_t dist(df, effect * std::sqrt(n / 2));
+  return boost::math::cdf(boost::math::complement(dist, crit)) + boost::math::cdf(dist, -crit);
+}
+
+StatusOr<PercentileDiff> BootstrapPercentileDiff(const LatencyRuns& a, const LatencyRuns& b, double p,
+                                                 double confidence, uint64_t seed, int replicates) {
+  if (!(confidence > 0 && confidence < 1) || replicates < 100 || !(p > 0 && p <= 100))
+    return Status::InvalidArgument(
+        fmt::format("bootstrap: bad parameters (p {}, confidence {}, replicates {})", p, confidence, replicates));
+  const bool by_runs = a.runs.size() >= 2 && b.runs.size() >= 2;
+  SideResampler ra(a, by_runs), rb(b, by_runs);
+  if (ra.observations() == 0 || rb.observations() == 0)
+    return Status::InvalidArgument("bootstrap: a side has no latency observations");
+  PercentileDiff d;
+  d.resampled_runs = by_runs;
+  d.a = ra.Observed(p);
+  d.b = rb.Observed(p);
+  if (!(d.a > 0)) return Status::InvalidArgument(fmt::format("bootstrap: the baseline's p{} is 0 ns", p));
+  d.rel_diff = d.b / d.a - 1;
+  std::mt19937_64 rng(seed);
+  std::vector<double> rel(static_cast<size_t>(replicates));
+  for (double& x : rel) {
+    // A replicate of A may land on a 0 ns bucket; 1 ns keeps the ratio finite.
+    double va = std::max(ra.Draw(p, rng), 1.0);
+    x = rb.Draw(p, rng) / va - 1;
+  }
+  std::sort(rel.begin(), rel.end());
+  d.rel_lo = SortedQuantile(rel, (1 - confidence) / 2);
+  d.rel_hi = SortedQuantile(rel, (1 + confidence) / 2);
+  d.significant = d.rel_lo > 0 || d.rel_hi < 0;
+  return d;
+}
+
+}  // namespace storebench::report

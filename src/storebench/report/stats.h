@@ -1,0 +1,92 @@
+// Statistics for deciding whether B differs from A: Welch's t-test with a
+// confidence interval of the relative difference, and seeded bootstrap
+// confidence intervals for differences of latency percentiles.
+//
+// Distributions (Student's t, normal, incomplete beta) come from Boost.Math;
+// nothing here approximates a special function by hand. Every random draw
+// comes from a caller-given seed, so a comparison is reproducible.
+// Thread-safety: pure functions over their arguments.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "storebench/base/status.h"
+
+namespace storebench::report {
+
+// Mean, spread and order statistics of a sample.
+struct SampleSummary {
+  size_t n = 0;
+  double mean = 0;
+  double stddev = 0;  // sample standard deviation (n - 1); 0 when n < 2
+  double median = 0;
+  double min = 0;
+  double max = 0;
+};
+
+// Summarizes `values` (any order). All zero when empty.
+SampleSummary Summarize(std::span<const double> values);
+
+// The p-quantile (0 < p < 1) of Student's t with `df` > 0 degrees of freedom.
+double StudentTQuantile(double p, double df);
+// The p-quantile (0 < p < 1) of the standard normal distribution.
+double NormalQuantile(double p);
+
+// Result of Welch's unequal-variance t-test of B against baseline A.
+struct WelchResult {
+  SampleSummary a, b;
+  double diff = 0;            // mean(B) - mean(A)
+  double std_error = 0;       // standard error of diff
+  double df = 0;              // Welch–Satterthwaite degrees of freedom
+  double t = 0;               // diff / std_error (0 when std_error is 0 and diff is 0)
+  double p_value = 1;         // two-sided
+  double half_width = 0;      // t_{(1+c)/2, df} * std_error: diff ± half_width is the c-CI
+  double rel_diff = 0;        // diff / mean(A)
+  double rel_half_width = 0;  // half_width / mean(A)
+  bool significant = false;   // the c-CI of diff excludes 0 (equivalently p_value < 1 - c)
+};
+
+// Welch's t-test at `confidence` in (0, 1). The relative CI is the absolute
+// CI scaled by the baseline mean, so "significant" and "the relative CI
+// excludes 0" always agree. InvalidArgument when a side has fewer than two
+// values or mean(A) is not positive.
+StatusOr<WelchResult> WelchTest(std::span<const double> a, std::span<const double> b, double confidence);
+
+// Power of the two-sided two-sample t-test (equal n per side, equal variance)
+// to detect a mean shift of `effect` standard deviations: the noncentral-t
+// prediction that the synthetic tests check WelchTest against.
+double TwoSampleTPower(double effect, size_t n_per_side, double confidence);
+
+// A latency distribution to bootstrap from: one or more runs, each given as
+// its histogram's non-empty buckets (value, count), ascending by value.
+using Buckets = std::vector<std::pair<uint64_t, uint64_t>>;
+struct LatencyRuns {
+  std::vector<Buckets> runs;
+};
+
+// A bootstrap confidence interval of the relative difference of one percentile.
+struct PercentileDiff {
+  double a = 0;             // percentile of A (all runs merged), ns
+  double b = 0;             // percentile of B (all runs merged), ns
+  double rel_diff = 0;      // b / a - 1
+  double rel_lo = 0;        // lower end of the percentile-bootstrap CI of rel_diff
+  double rel_hi = 0;        // upper end
+  bool significant = false; // the CI excludes 0
+  bool resampled_runs = false;  // true: resampled runs; false: resampled ops from one histogram per side
+};
+
+// Bootstrap CI of percentile `p` (0..100) of B relative to A at `confidence`.
+// When both sides have at least two runs, whole runs are resampled (so
+// run-to-run variation counts); otherwise single operations are resampled
+// from the merged histogram, exactly but in O(1) per replicate, through the
+// order-statistic identity X_(k) = F^-1(U_(k)), U_(k) ~ Beta(k, n-k+1).
+// `replicates` draws from a generator seeded by `seed`. InvalidArgument when a
+// side holds no observations.
+StatusOr<PercentileDiff> BootstrapPercentileDiff(const LatencyRuns& a, const LatencyRuns& b, double p,
+                                                 double confidence, uint64_t seed, int replicates = 10000);
+
+}  // namespace storebench::report
