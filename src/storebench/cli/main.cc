@@ -2,6 +2,7 @@
 // 0 ok, 1 run failed, 2 bad usage or bad input, 130 interrupted (results kept).
 #include <csignal>
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "storebench/cli/demo.h"
 #include "storebench/cli/matrix_command.h"
 #include "storebench/cli/run_command.h"
+#include "storebench/whisper/tools.h"
 
 namespace {
 
@@ -28,6 +30,10 @@ extern "C" void OnSignal(int) {
 int main(int argc, char** argv) {
   using namespace storebench::cli;
   std::vector<std::string> args(argv, argv + argc);
+  // The whisper tools keep whisper-create/update/fetch/info/dump's own
+  // argument syntax, so they are dispatched before this parser sees them.
+  if (argc >= 2 && args[1] == "whisper")
+    return storebench::whisper::RunWhisperTool({args.begin() + 2, args.end()}, std::cout, std::cerr);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
 
@@ -41,6 +47,9 @@ int main(int argc, char** argv) {
   AddPrepareFlags(prepare, &prepare_flags);
   CLI::App* demo = app.add_subcommand("demo", "closed vs open loop on the null backend, with stalls");
   CompareFlags compare_flags;
+  app.add_subcommand("whisper",
+                     "whisper-create|update|fetch|info|dump in place of Graphite's scripts: "
+                     "storebench whisper create|update|fetch|info|dump ARGS (same arguments and output)");
   CLI::App* compare = app.add_subcommand("compare", "is B faster than A? t-test and bootstrap CIs over run results");
   AddCompareFlags(compare, &compare_flags);
   MatrixFlags matrix_flags;
