@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "storebench/cli/binary_test_fixture.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -17,45 +19,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
+using storebench::testing::StorebenchBinary;
 
-std::string Binary() {
-  const char* b = std::getenv("STOREBENCH_BINARY");
-  return b ? b : "storebench";
-}
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("cli_test_" + std::to_string(getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome Run(const std::string& args) {
-    std::string cmd = Binary() + " " + args + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
-    int rc = std::system(cmd.c_str());
-    Outcome o;
-    o.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-    o.out = Slurp(dir_ / "out");
-    o.err = Slurp(dir_ / "err");
-    return o;
-  }
-  fs::path dir_;
-};
+class Cli : public storebench::testing::BinaryTest {};
 
 TEST_F(Cli, RunWritesJsonAndCsvWithTheContractKeys) {
   auto json = dir_ / "r.json", csv = dir_ / "r.csv";
@@ -125,7 +93,7 @@ TEST_F(Cli, SigintStillWritesValidResults) {
   if (pid == 0) {
     std::string out = (dir_ / "out").string();
     freopen(out.c_str(), "w", stdout);
-    execl(Binary().c_str(), "storebench", "run", "--backend", "null", "--service-time", "sleep:100us", "--duration",
+    execl(StorebenchBinary().c_str(), "storebench", "run", "--backend", "null", "--service-time", "sleep:100us", "--duration",
           "60s", "--interval", "100ms", "--json", json.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

@@ -4,6 +4,8 @@
 // one line naming the flag.
 #include "storebench/cli/matrix_command.h"
 
+#include "storebench/cli/binary_test_fixture.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,39 +25,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Binary() {
-  const char* b = std::getenv("STOREBENCH_BINARY");
-  return b ? b : "storebench";
-}
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-class Matrix : public ::testing::Test {
+class Matrix : public storebench::testing::BinaryTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("matrix_test_" + std::to_string(getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome Run(const std::string& args) {
-    std::string cmd = Binary() + " " + args + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
-    int rc = std::system(cmd.c_str());
-    Outcome o{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(dir_ / "out"), Slurp(dir_ / "err")};
-    return o;
-  }
   size_t RunFiles(const fs::path& d) {
     size_t n = 0;
     for (const auto& e : fs::directory_iterator(d)) n += e.path().filename() != "manifest.json";
@@ -66,7 +40,6 @@ class Matrix : public ::testing::Test {
     EXPECT_EQ(o.code, 0) << o.err;
     return nlohmann::json::parse(Slurp(dir_ / "cmp.json"));
   }
-  fs::path dir_;
 };
 
 TEST_F(Matrix, TheShorterServiceTimeIsFasterAndTheMatrixResumes) {
