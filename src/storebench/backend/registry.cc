@@ -2,6 +2,9 @@
 
 #include "storebench/backend/backend.h"
 #include "storebench/backend/null/null_backend.h"
+#if STOREBENCH_HAVE_ROCKSDB
+#include "storebench/backend/rocksdb/rocksdb_backend.h"
+#endif
 
 namespace storebench::backend {
 
@@ -11,6 +14,9 @@ const std::vector<BackendInfo>& Backends() {
   static const std::vector<BackendInfo> all = [] {
     std::vector<BackendInfo> v;
     v.push_back(NullBackendInfo());
+#if STOREBENCH_HAVE_ROCKSDB
+    v.push_back(RocksdbBackendInfo());
+#endif
     return v;
   }();
   return all;

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "storebench/cli/compare_command.h"
+#include "storebench/cli/default_job.h"
 #include "storebench/cli/demo.h"
 #include "storebench/cli/matrix_command.h"
 #include "storebench/cli/run_command.h"
@@ -38,7 +39,9 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, OnSignal);
 
   CLI::App app{"storebench: a benchmark client and read-path toolkit for storage engines.\n"
-               "Without a subcommand it runs a short demonstration."};
+               "Without a subcommand it runs the default job: a short two-phase RocksDB run\n"
+               "(closed-loop capacity, then open loop at 80% of it) on a small data set it\n"
+               "prepares in ./storebench-data (the null-backend demonstration without RocksDB)."};
   app.require_subcommand(0, 1);
   RunFlags run_flags, prepare_flags;
   CLI::App* run = app.add_subcommand("run", "run a workload against a backend and measure it");
@@ -72,6 +75,10 @@ int main(int argc, char** argv) {
   if (prepare->parsed()) return ExecutePrepare(prepare_flags);
   if (compare->parsed()) return ExecuteCompare(compare_flags);
   if (matrix->parsed()) return ExecuteMatrix(matrix_flags, &g_stop);
-  (void)demo;
+  if (demo->parsed()) return RunDemo(&g_stop);
+#if STOREBENCH_HAVE_ROCKSDB
+  return RunRocksdbDefaultJob(&g_stop);
+#else
   return RunDemo(&g_stop);
+#endif
 }

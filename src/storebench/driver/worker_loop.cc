@@ -46,6 +46,9 @@ class Loop {
 
   void Run() {
     const Timing& tm = *a_.timing;
+    // Every worker starts at the common start instant, so no op runs before the
+    // measured window (or the warm-up) begins.
+    while (clock_.NowNs() < tm.start_ns && !a_.stop->load(std::memory_order_relaxed)) WaitUntil(clock_, tm.start_ns);
     uint64_t next_rel = a_.arrivals ? a_.arrivals->Next() : 0;
     Publish(next_rel);
     while (!a_.stop->load(std::memory_order_relaxed)) {

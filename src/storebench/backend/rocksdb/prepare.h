@@ -1,0 +1,21 @@
+// `storebench prepare --backend rocksdb`: fillrandom / fillseq into --data.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "storebench/backend/rocksdb/options.h"
+#include "storebench/base/status.h"
+
+namespace storebench::backend::rocksdb_backend {
+
+// Makes the data set `config` describes, or reuses the one already there when
+// its manifest matches (num, key and value size, fill). Fills as db_bench does
+// (fillrandom: num keys drawn uniformly with replacement, so ~63% of indexes
+// exist; fillseq: every index), then flushes and waits for compactions so runs
+// start from a settled LSM tree. `lines` gets a human account of what was done.
+// Errors: InvalidArgument for another data set in the directory, IOError with
+// the cause (read-only, no space) when writing fails.
+Status PrepareDataSet(const RocksdbConfig& config, std::vector<std::string>* lines);
+
+}  // namespace storebench::backend::rocksdb_backend

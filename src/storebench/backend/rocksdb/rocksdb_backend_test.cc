@@ -1,0 +1,369 @@
+// The rocksdb backend: option parsing through RocksDB's own parsers, the
+// manifest and its error messages, and data sets exchanged with Debian's
+// db_bench in both directions with the same found ratio. End-to-end cases run
+// the storebench binary (STOREBENCH_BINARY); db_bench cases skip without it.
+#include <rocksdb/db.h>
+#include <rocksdb/table.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "storebench/backend/rocksdb/dataset.h"
+#include "storebench/backend/rocksdb/options.h"
+#include "storebench/backend/rocksdb/prepare.h"
+#include "storebench/backend/rocksdb/workloads.h"
+#include "storebench/workload/db_bench_key.h"
+
+namespace storebench::backend::rocksdb_backend {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kDbBench = "/usr/bin/db_bench";
+
+struct Shell {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Shell RunShell(const std::string& cmd) {
+  Shell r;
+  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int rc = ::pclose(p);
+  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return r;
+}
+
+std::string Binary() {
+  const char* b = std::getenv("STOREBENCH_BINARY");
+  return b ? b : "storebench";
+}
+
+nlohmann::json ReadJson(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+// db_bench's "( F of N found)" from a readrandom report; -1 when absent.
+double DbBenchFoundRatio(const std::string& out) {
+  std::smatch m;
+  if (!std::regex_search(out, m, std::regex(R"(\((\d+) of (\d+) found\))"))) return -1;
+  return std::stod(m[1]) / std::stod(m[2]);
+}
+
+// Distinct keys in the DB, after checking each is a db_bench key of key_size bytes below num.
+uint64_t CountKeys(const fs::path& dir, size_t key_size, uint64_t num, uint64_t value_size) {
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Options o;
+  EXPECT_TRUE(rocksdb::DB::OpenForReadOnly(o, dir.string(), &raw).ok());
+  if (!raw) return 0;
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  uint64_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+    EXPECT_EQ(it->key().size(), key_size);
+    EXPECT_EQ(it->value().size(), value_size);
+    auto index = workload::DecodeDbBenchKey(std::string_view(it->key().data(), it->key().size()));
+    EXPECT_TRUE(index.ok());
+    EXPECT_LT(*index, num);
+  }
+  return n;
+}
+
+class Rocksdb : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("rocksdb_test_" + std::to_string(getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  RocksdbConfig Config(const OptionValues& v) {
+    auto c = ParseRocksdbConfig(v, 7);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return *c;
+  }
+  Shell Storebench(const std::string& args) { return RunShell(Binary() + " " + args); }
+  static bool HaveDbBench() { return ::access(kDbBench, X_OK) == 0; }
+
+  fs::path dir_;
+};
+
+TEST_F(Rocksdb, OptionListsGoThroughRocksdbsParsers) {
+  RocksdbConfig c = Config({{"cf-options", "write_buffer_size=1048576;level0_file_num_compaction_trigger=7"},
+                            {"db-options", "max_background_jobs=3"},
+                            {"table-options", "block_size=16384"},
+                            {"bloom-bits", "10"}});
+  auto o = BuildRocksdbOptions(c);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->write_buffer_size, 1048576u);
+  EXPECT_EQ(o->level0_file_num_compaction_trigger, 7);
+  EXPECT_EQ(o->max_background_jobs, 3);
+  EXPECT_EQ(o->compression, rocksdb::kSnappyCompression);  // db_bench's default
+  const auto* t = o->table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->block_size, 16384u);
+  ASSERT_NE(t->block_cache, nullptr);
+  EXPECT_EQ(t->block_cache->GetCapacity(), 8u << 20);  // db_bench's default cache
+  EXPECT_NE(t->filter_policy, nullptr);
+}
+
+TEST_F(Rocksdb, UnknownOptionsCarryRocksdbsMessageAndAreBadInput) {
+  for (const char* flag : {"db-options", "cf-options", "table-options"}) {
+    auto o = BuildRocksdbOptions(Config({{flag, "no_such_option=1"}}));
+    ASSERT_FALSE(o.ok()) << flag;
+    EXPECT_EQ(o.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(o.status().message().find(std::string("--") + flag), std::string::npos);
+    EXPECT_NE(o.status().message().find("no_such_option"), std::string::npos) << o.status().message();
+  }
+  std::ofstream(dir_ / "OPTIONS-bad") << "[Version]\n  rocksdb_version=7.8.3\n  options_file_version=1.1\n"
+                                         "[DBOptions]\n  no_such_db_option=1\n";
+  auto o = BuildRocksdbOptions(Config({{"options-file", (dir_ / "OPTIONS-bad").string()}}));
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(o.status().message().find("no_such_db_option"), std::string::npos) << o.status().message();
+
+  Shell s = Storebench("run --backend rocksdb --data " + dir_.string() + " --ops 10 --cf-options 'bogus=2'");
+  EXPECT_EQ(s.code, 2) << s.out;
+  EXPECT_NE(s.out.find("bogus"), std::string::npos) << s.out;
+}
+
+TEST_F(Rocksdb, AnOptionsFileWrittenByRocksdbIsLoaded) {
+  fs::path db = dir_ / "db";
+  std::vector<std::string> lines;
+  ASSERT_TRUE(PrepareDataSet(Config({{"data", db.string()}, {"num", "100"}, {"cf-options", "write_buffer_size=2097152"}}),
+                             &lines)
+                  .ok());
+  fs::path file;
+  for (const auto& e : fs::directory_iterator(db))
+    if (e.path().filename().string().rfind("OPTIONS-", 0) == 0) file = e.path();
+  ASSERT_FALSE(file.empty());
+  auto o = BuildRocksdbOptions(Config({{"options-file", file.string()}}));
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->write_buffer_size, 2097152u);
+}
+
+TEST_F(Rocksdb, ManifestMismatchesAreNamed) {
+  fs::path db = dir_ / "db";
+  std::vector<std::string> lines;
+  OptionValues shape = {{"data", db.string()}, {"num", "1000"}, {"key-size", "20"}, {"value-size", "100"}};
+  ASSERT_TRUE(PrepareDataSet(Config(shape), &lines).ok());
+  uint64_t keys = CountKeys(db, 20, 1000, 100);  // fillrandom: 1000·(1 − 1/e) ≈ 632 distinct keys
+  EXPECT_GT(keys, 550u);
+  EXPECT_LT(keys, 700u);
+
+  // The same shape again is reused, not refilled.
+  lines.clear();
+  ASSERT_TRUE(PrepareDataSet(Config(shape), &lines).ok());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("reusing"), std::string::npos);
+
+  OptionValues other = shape;
+  other["value-size"] = "400";
+  Status s = PrepareDataSet(Config(other), &lines);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("already holds a data set prepared with --num 1000 --key-size 20 --value-size 100"),
+            std::string::npos)
+      << s.message();
+
+  // run: a flag that contradicts the manifest; none given → the manifest's shape.
+  auto manifest = ReadManifest(db.string());
+  ASSERT_TRUE(manifest.ok() && manifest->has_value());
+  RocksdbConfig c = Config({{"data", db.string()}, {"key-size", "16"}});
+  s = ResolveShape(*manifest, &c);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("--key-size 16: " + db.string() + " was prepared with --num 1000 --key-size 20"),
+            std::string::npos)
+      << s.message();
+  c = Config({{"data", db.string()}});
+  ASSERT_TRUE(ResolveShape(*manifest, &c).ok());
+  EXPECT_EQ(c.num_or_default(), 1000u);
+  EXPECT_EQ(c.key_size_or_default(), 20u);
+  EXPECT_EQ(c.value_size_or_default(), 100u);
+
+  Shell run = Storebench("run --backend rocksdb --data " + db.string() + " --ops 10 --value-size 400");
+  EXPECT_EQ(run.code, 2) << run.out;
+  EXPECT_NE(run.out.find("was prepared with"), std::string::npos) << run.out;
+}
+
+TEST_F(Rocksdb, AMissingDatabaseSuggestsPrepare) {
+  fs::path db = dir_ / "nothing-here";
+  Shell s = Storebench("run --backend rocksdb --data " + db.string() + " --ops 10 --num 5000 --key-size 20");
+  EXPECT_EQ(s.code, 2) << s.out;
+  EXPECT_NE(s.out.find("storebench prepare --backend rocksdb --data " + db.string() + " --num 5000 --key-size 20"),
+            std::string::npos)
+      << s.out;
+}
+
+TEST_F(Rocksdb, OpErrorsAreCountedByStatus) {
+  EXPECT_EQ(OutcomeOf(rocksdb::Status::OK()), kOk);
+  EXPECT_EQ(OutcomeOf(rocksdb::Status::NotFound()), kNotFound);
+  EXPECT_EQ(OutcomeOf(rocksdb::Status::IOError("x")), kErrorIO);
+  EXPECT_EQ(OutcomeOf(rocksdb::Status::Corruption("x")), kErrorCorruption);
+  measure::RecorderLayout l = WorkloadLayout(Workload::kReadRandom);
+  EXPECT_FALSE(l.IsError(kNotFound));
+  EXPECT_TRUE(l.IsError(kErrorIO));
+  EXPECT_EQ(l.outcomes[kErrorCorruption], "error:Corruption");
+}
+
+// db_bench fills, storebench reads: the same found ratio as db_bench's readrandom reports.
+TEST_F(Rocksdb, ReadsADatabaseDbBenchFilled) {
+  if (!HaveDbBench()) GTEST_SKIP() << kDbBench << " missing (apt-get install rocksdb-tools)";
+  fs::path db = dir_ / "dbb";
+  const std::string shape = " --num=1000 --key_size=20 --value_size=100";
+  Shell fill = RunShell(std::string(kDbBench) + " --benchmarks=fillrandom --db=" + db.string() + shape);
+  ASSERT_EQ(fill.code, 0) << fill.out;
+  const double exact = static_cast<double>(CountKeys(db, 20, 1000, 100)) / 1000.0;
+  EXPECT_GT(exact, 0.55);
+  EXPECT_LT(exact, 0.70);
+  Shell read = RunShell(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=20000 --db=" +
+                        db.string() + shape);
+  ASSERT_EQ(read.code, 0) << read.out;
+  double db_bench_ratio = DbBenchFoundRatio(read.out);
+
+  fs::path json = dir_ / "run.json";
+  Shell run = Storebench("run --backend rocksdb --quiet --data " + db.string() +
+                         " --num 1000 --key-size 20 --value-size 100 --ops 20000 --json " + json.string());
+  ASSERT_EQ(run.code, 0) << run.out;
+  nlohmann::json j = ReadJson(json);
+  double ours = j["rocksdb"]["found_ratio"].get<double>();
+  // rocksdb.found counts every read, the driver's warm-up included; totals count measured ops only.
+  EXPECT_GE(j["rocksdb"]["found"].get<uint64_t>() + j["rocksdb"]["not_found"].get<uint64_t>(), 20000u);
+  EXPECT_EQ(j["rocksdb"]["shape_from"], "flags");
+  EXPECT_EQ(j["totals"]["ops"], 20000);
+  EXPECT_NEAR(j["totals"]["outcomes"]["ok"].get<double>() / 20000.0, ours, 0.01);
+  // 20,000 reads: a sampling error of ~0.35% each; 2.5% is > 6 standard errors.
+  EXPECT_NEAR(db_bench_ratio, exact, 0.025) << read.out;
+  EXPECT_NEAR(ours, exact, 0.025);
+  EXPECT_NEAR(ours, db_bench_ratio, 0.025);
+
+  // Without the flags storebench assumes db_bench's default 16-byte keys and says why it cannot.
+  Shell wrong = Storebench("run --backend rocksdb --quiet --data " + db.string() + " --ops 10");
+  EXPECT_EQ(wrong.code, 2) << wrong.out;
+  EXPECT_NE(wrong.out.find("are 20 bytes long"), std::string::npos) << wrong.out;
+  EXPECT_NE(wrong.out.find("pass --key-size 20"), std::string::npos) << wrong.out;
+}
+
+// storebench fills, db_bench reads: fillseq finds every key, fillrandom the share that exists.
+TEST_F(Rocksdb, DbBenchReadsADatabaseStorebenchFilled) {
+  if (!HaveDbBench()) GTEST_SKIP() << kDbBench << " missing (apt-get install rocksdb-tools)";
+  const std::string shape = " --num=1000 --key_size=20 --value_size=100";
+  for (const char* fill : {"seq", "random"}) {
+    fs::path db = dir_ / fill;
+    Shell prep = Storebench("prepare --backend rocksdb --data " + db.string() +
+                            " --num 1000 --key-size 20 --value-size 100 --fill " + fill);
+    ASSERT_EQ(prep.code, 0) << prep.out;
+    const double exact = static_cast<double>(CountKeys(db, 20, 1000, 100)) / 1000.0;
+    Shell read = RunShell(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=20000 --db=" +
+                          db.string() + shape);
+    ASSERT_EQ(read.code, 0) << read.out;
+    if (std::string(fill) == "seq") {
+      EXPECT_EQ(exact, 1.0);
+      EXPECT_NE(read.out.find("(20000 of 20000 found)"), std::string::npos) << read.out;
+    } else {
+      EXPECT_GT(exact, 0.55);
+      EXPECT_LT(exact, 0.70);
+      EXPECT_NEAR(DbBenchFoundRatio(read.out), exact, 0.025) << read.out;
+    }
+  }
+}
+
+// Every workload runs and records the kinds it promises; readwhilewriting's writer is its own group.
+TEST_F(Rocksdb, WorkloadsRecordTheirKinds) {
+  fs::path db = dir_ / "db";
+  Shell prep = Storebench("prepare --backend rocksdb --data " + db.string() + " --num 2000 --key-size 20 "
+                          "--value-size 100 --fill seq");
+  ASSERT_EQ(prep.code, 0) << prep.out;
+  struct Case {
+    std::string args;
+    std::vector<std::string> kinds;
+  };
+  const std::vector<Case> cases = {
+      {"--workload readrandom --statistics --perf-level 2", {"get"}},
+      {"--workload multiget --batch-size 8", {"multiget"}},
+      {"--workload scan --scan-length 5", {"scan"}},
+      {"--workload overwrite", {"put"}},
+      {"--workload updaterandom", {"update"}},
+      {"--workload delete", {"delete"}},
+      {"--workload readwhilewriting --writer-rate 2000/s --threads 1", {"main/get", "writer/put"}},
+      {"--workload mixgraph --mix_get_ratio 0.5 --mix_put_ratio 0.3 --mix_seek_ratio 0.2 --mix_max_scan_len 20 "
+       "--key_dist_a 0.002312 --key_dist_b 0.3467",
+       {"get", "put", "seek"}},
+  };
+  for (const Case& c : cases) {
+    fs::path json = dir_ / "run.json";
+    Shell run = Storebench("run --backend rocksdb --quiet --data " + db.string() + " --duration 300ms " + c.args +
+                           " --json " + json.string());
+    ASSERT_EQ(run.code, 0) << c.args << "\n" << run.out;
+    nlohmann::json j = ReadJson(json);
+    EXPECT_EQ(j["totals"]["errors"], 0) << c.args;
+    for (const auto& k : c.kinds) EXPECT_GT(j["kinds"][k]["ops"].get<uint64_t>(), 0u) << c.args << " " << k;
+    EXPECT_EQ(j["rocksdb"]["shape_from"], "manifest");
+    if (c.kinds[0] == "get" && c.kinds.size() == 1) {
+      // fillseq: every key exists; statistics and perf context are in the JSON.
+      EXPECT_EQ(j["rocksdb"]["not_found"], 0);
+      EXPECT_GT(j["rocksdb"]["statistics"]["tickers"]["rocksdb.number.keys.read"].get<uint64_t>(), 0u);
+      EXPECT_GT(j["rocksdb"]["perf_context"]["user_key_comparison_count"].get<uint64_t>(), 0u);
+      EXPECT_TRUE(j["intervals"][0]["backend"].contains("stall_micros"));
+    }
+    if (c.kinds[0] == "multiget") {
+      // fillseq: all 8 keys of every batch exist (warm-up batches are counted too).
+      EXPECT_EQ(j["rocksdb"]["not_found"], 0);
+      EXPECT_GE(j["rocksdb"]["found"].get<uint64_t>(), 8 * j["kinds"]["multiget"]["ops"].get<uint64_t>());
+      EXPECT_EQ(j["rocksdb"]["found"].get<uint64_t>() % 8, 0u);
+    }
+  }
+}
+
+TEST_F(Rocksdb, MixgraphSineFlagsBecomeAnOpenLoopSchedule) {
+  fs::path db = dir_ / "db";
+  ASSERT_EQ(Storebench("prepare --backend rocksdb --data " + db.string() + " --num 1000 --fill seq").code, 0);
+  fs::path json = dir_ / "run.json";
+  Shell run = Storebench("run --backend rocksdb --quiet --data " + db.string() +
+                         " --workload mixgraph --sine_mix_rate --sine_a 100 --sine_b 1 --sine_d 500 --duration 500ms "
+                         "--json " + json.string());
+  ASSERT_EQ(run.code, 0) << run.out;
+  nlohmann::json j = ReadJson(json);
+  EXPECT_EQ(j["config"]["schedule"], "sine:100,1,0,500");
+  uint64_t ops = j["totals"]["ops"].get<uint64_t>();
+  EXPECT_GT(ops, 100u);  // ~250 arrivals due in 0.5 s at 400-600/s
+  EXPECT_LT(ops, 400u);
+}
+
+// A full or read-only file system during prepare gives a message naming the cause (needs root for mount).
+TEST_F(Rocksdb, PrepareOnAFullOrReadOnlyDisk) {
+  fs::path mnt = dir_ / "mnt";
+  fs::create_directories(mnt);
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=3m") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
+  Shell full = Storebench("prepare --backend rocksdb --data " + (mnt / "db").string() +
+                          " --num 8000 --key-size 20 --value-size 400 --compression none --fill seq");
+  EXPECT_EQ(full.code, 1) << full.out;
+  EXPECT_NE(full.out.find("the disk is full"), std::string::npos) << full.out;
+  Shell big = Storebench("prepare --backend rocksdb --data " + (mnt / "db2").string() +
+                         " --num 100000 --key-size 20 --value-size 400");
+  EXPECT_EQ(big.code, 1) << big.out;
+  EXPECT_NE(big.out.find("the data set needs about"), std::string::npos) << big.out;
+  ASSERT_EQ(::mount(nullptr, mnt.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0);
+  Shell ro = Storebench("prepare --backend rocksdb --data " + (mnt / "db3").string() + " --num 100");
+  EXPECT_EQ(ro.code, 1) << ro.out;
+  EXPECT_NE(ro.out.find("read-only file system"), std::string::npos) << ro.out;
+  ::umount(mnt.c_str());
+}
+
+}  // namespace
+}  // namespace storebench::backend::rocksdb_backend

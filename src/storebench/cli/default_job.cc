@@ -1,0 +1,37 @@
+#include "storebench/cli/default_job.h"
+
+#include <cstdio>
+
+#include "storebench/cli/run_command.h"
+
+namespace storebench::cli {
+
+int RunRocksdbDefaultJob(const std::atomic<bool>* stop) {
+  if (!backend::FindBackend("rocksdb"))
+    return ReportError(Status::InvalidArgument(
+        "the default job needs the rocksdb backend, which this binary lacks: apt-get install librocksdb-dev and "
+        "rebuild"));
+  RunFlags flags;
+  flags.backend = "rocksdb";
+  flags.threads = 2;
+  flags.duration = "8s";
+  flags.warmup = "1s";
+  flags.two_phase = "0.8";
+  flags.backend_options = {{"data", kDefaultRocksdbDir}, {"num", "200000"},     {"key-size", "20"},
+                           {"value-size", "400"},         {"fill", "random"},    {"workload", "readrandom"},
+                           {"cache-size", "8M"}};
+  std::printf(
+      "storebench default job: RocksDB readrandom, 200,000 keys of 20 B with 400 B values (db_bench's encoding,\n"
+      "fillrandom: ~63%% of the keys exist), 8 MiB block cache, 2 threads, in %s.\n"
+      "Two phases (Luo & Carey): a closed loop measures capacity, then an open loop runs at 80%% of it,\n"
+      "latency timed from each arrival's intended start.\n\n",
+      kDefaultRocksdbDir);
+  std::fflush(stdout);
+  int rc = ExecutePrepare(flags);
+  if (rc != kExitOk) return rc;
+  std::printf("\n");
+  std::fflush(stdout);
+  return ExecuteRun(flags, {"storebench"}, stop);
+}
+
+}  // namespace storebench::cli
