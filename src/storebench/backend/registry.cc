@@ -2,6 +2,9 @@
 
 #include "storebench/backend/backend.h"
 #include "storebench/backend/null/null_backend.h"
+#if STOREBENCH_HAVE_FILE_BACKEND
+#include "storebench/backend/file/file_backend.h"
+#endif
 #if STOREBENCH_HAVE_ROCKSDB
 #include "storebench/backend/rocksdb/rocksdb_backend.h"
 #endif
@@ -14,6 +17,9 @@ const std::vector<BackendInfo>& Backends() {
   static const std::vector<BackendInfo> all = [] {
     std::vector<BackendInfo> v;
     v.push_back(NullBackendInfo());
+#if STOREBENCH_HAVE_FILE_BACKEND
+    v.push_back(FileBackendInfo());
+#endif
 #if STOREBENCH_HAVE_ROCKSDB
     v.push_back(RocksdbBackendInfo());
 #endif

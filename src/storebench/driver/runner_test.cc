@@ -140,9 +140,9 @@ TEST(Runner, OpenLoopHitsTheScheduledCount) {
   auto b = Null({});
   auto r = RunLoad(*b, Config("constant:20000", 2, 500'000'000), nullptr);
   ASSERT_TRUE(r.ok());
-  // 20,000/s for 0.5 s from a target that keeps up: 10,000 arrivals, give or take the edges.
-  EXPECT_NEAR(static_cast<double>(r->total->ops()), 10000.0, 60.0);
-  EXPECT_EQ(r->unstarted, 0u);
+  // 20,000/s for 0.5 s: 10,000 arrivals, each either served or counted as due
+  // but never started (a loaded machine may not keep up; none is lost).
+  EXPECT_NEAR(static_cast<double>(r->total->ops() + r->unstarted), 10000.0, 2.0);
 }
 
 TEST(Runner, StepsScheduleEndsTheRun) {
@@ -150,7 +150,7 @@ TEST(Runner, StepsScheduleEndsTheRun) {
   RunConfig c = Config("steps:200ms@5000,200ms@20000", 2, 0);
   auto r = RunLoad(*b, c, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_NEAR(static_cast<double>(r->total->ops()), 1000 + 4000, 40.0);
+  EXPECT_NEAR(static_cast<double>(r->total->ops() + r->unstarted), 1000 + 4000, 40.0);
 }
 
 // The coordinated-omission test of the foundation issue: a device that stalls

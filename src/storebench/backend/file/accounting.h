@@ -1,0 +1,70 @@
+// RunAccounting: everything the `file` backend reports about a run beyond
+// latency — what the read methods asked of the kernel (IoCounters summed over
+// every worker), what the kernel says it did (/proc/self/io deltas), CPU time
+// and context switches (getrusage deltas), page-cache residency before and
+// after, and per worker group the reads and the time of the first full scan.
+//
+// Workers keep their own counters while they run and hand them over once, in
+// AddWorker(), when they finish, so the hot path shares nothing.
+// Thread-safety: AddWorker() may be called from any thread; Begin(), End(),
+// Json() and Lines() from the main thread only, not while workers run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "storebench/backend/file/dataset.h"
+#include "storebench/backend/file/options.h"
+#include "storebench/base/status.h"
+#include "storebench/io/counters.h"
+#include "storebench/io/page_cache.h"
+#include "storebench/io/proc_io.h"
+
+namespace storebench::backend::file {
+
+// What one worker did, handed over when it finishes.
+struct WorkerTotals {
+  int group = 0;
+  uint64_t ops = 0;               // ops completed (warm-up included)
+  uint64_t first_pass_ns = 0;     // scans: time from the run's start to the end of the first full pass; 0 = none
+  bool scans = false;             // the worker scans (first_pass_ns is meaningful)
+  io::IoCounters io;
+  Status first_error;             // first I/O or verify failure
+};
+
+class RunAccounting {
+ public:
+  // Resets the totals and snapshots the process and the cache (after the cache state was applied).
+  void Begin(const Dataset& dataset);
+  // Snapshots again; returns the first failure a worker reported (it fails the run).
+  Status End(const Dataset& dataset);
+  void AddWorker(const WorkerTotals& totals);
+
+  nlohmann::json Json(const Dataset& dataset, const FileOptions& options) const;
+  std::vector<std::string> Lines(const FileOptions& options) const;
+
+ private:
+  struct Group {
+    uint64_t ops = 0;
+    uint64_t requested_bytes = 0;
+    uint64_t first_pass_ns = 0;  // the slowest worker's
+    bool scans = false;
+    bool all_passed = true;
+  };
+  double ReadAmplification() const;
+  uint64_t Ops() const;
+
+  mutable std::mutex mu_;  // guards everything below against AddWorker
+  io::IoCounters io_;
+  std::map<int, Group> groups_;
+  Status first_error_;
+  StatusOr<io::ProcIo> proc_before_ = io::ProcIo{}, proc_delta_ = io::ProcIo{};
+  io::ResourceUsage rusage_before_, rusage_delta_;
+  StatusOr<io::Residency> before_ = io::Residency{}, after_ = io::Residency{};
+};
+
+}  // namespace storebench::backend::file

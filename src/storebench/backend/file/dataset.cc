@@ -1,0 +1,220 @@
+#include "storebench/backend/file/dataset.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "storebench/backend/file/stamp.h"
+#include "storebench/base/units.h"
+#include "storebench/io/aligned_buffer.h"
+
+namespace storebench::backend::file {
+namespace {
+
+constexpr int kFormat = 1;
+constexpr size_t kWriteChunk = 1 << 20;
+
+struct Fd {
+  int fd;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+};
+
+std::string ManifestPath(const std::string& dir) { return dir + "/" + kManifestName; }
+
+std::string PrepareHint(const std::string& dir, uint64_t files, uint64_t file_size) {
+  return fmt::format("storebench prepare --backend file --data {} --files {} --file-size {}", dir, files,
+                     file_size % (1 << 20) == 0 ? fmt::format("{}M", file_size >> 20) : std::to_string(file_size));
+}
+
+// The manifest of `dir`; NotFound when there is none.
+StatusOr<Dataset> ReadManifest(const std::string& dir) {
+  const std::string path = ManifestPath(dir);
+  std::ifstream in(path);
+  if (!in) {
+    if (errno == ENOENT) return Status::NotFound(fmt::format("open {}: no such file", path));
+    return ErrnoStatus("open", path, errno);
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", 0) != kFormat || !j.contains("files") ||
+      !j.contains("file_size") || !j.contains("seed")) {
+    return Status::Corruption(fmt::format("{}: not a storebench file-backend manifest (format {})", path, kFormat));
+  }
+  Dataset d;
+  d.dir = dir;
+  d.files = j["files"].get<uint64_t>();
+  d.file_size = j["file_size"].get<uint64_t>();
+  d.seed = j["seed"].get<uint64_t>();
+  for (uint64_t i = 0; i < d.files; ++i) d.paths.push_back(DataFilePath(dir, i));
+  return d;
+}
+
+// Writes the manifest through a temporary file, fsync and rename, then syncs the directory.
+Status WriteManifest(const Dataset& d) {
+  const std::string path = ManifestPath(d.dir);
+  const std::string tmp = path + ".tmp";
+  const std::string text = nlohmann::json{{"format", kFormat},
+                                          {"files", d.files},
+                                          {"file_size", d.file_size},
+                                          {"stamp_block", kStampBlock},
+                                          {"seed", d.seed},
+                                          {"complete", true}}
+                               .dump(1) +
+                           "\n";
+  {
+    Fd f(open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (f.fd < 0) return ErrnoStatus("create", tmp, errno);
+    if (write(f.fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      const int err = errno;
+      unlink(tmp.c_str());
+      return ErrnoStatus("write", tmp, err);
+    }
+    if (fsync(f.fd) != 0) {
+      const int err = errno;
+      unlink(tmp.c_str());
+      return ErrnoStatus("fsync", tmp, err);
+    }
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename to", path, errno);
+  Fd dirfd(open(d.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dirfd.fd >= 0) fsync(dirfd.fd);
+  return Status::Ok();
+}
+
+Status WriteError(const char* op, const std::string& path, int err, uint64_t need) {
+  Status st = ErrnoStatus(op, path, err);
+  if (err == ENOSPC || err == EDQUOT) {
+    return Status::IOError(fmt::format("{} (the data set needs {}; its files were removed, nothing was left "
+                                       "behind that could pass for a complete data set)",
+                                       st.message(), FormatBytes(static_cast<double>(need))));
+  }
+  return st;
+}
+
+// Writes one stamped file; space is reserved first so ENOSPC comes at once.
+Status WriteFile(const Dataset& d, uint64_t i, io::AlignedBuffer& chunk) {
+  const std::string& path = d.paths[i];
+  Fd f(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (f.fd < 0) return ErrnoStatus("create", path, errno);
+  if (d.file_size > 0) {
+    const int rc = posix_fallocate(f.fd, 0, static_cast<off_t>(d.file_size));
+    if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) return WriteError("fallocate", path, rc, d.total_bytes());
+  }
+  for (uint64_t off = 0; off < d.file_size; off += kWriteChunk) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kWriteChunk, d.file_size - off));
+    for (size_t b = 0; b < n; b += kStampBlock) {
+      StampBlock(d.seed, static_cast<uint32_t>(i), off + b, std::span<char, kStampBlock>(chunk.data() + b, kStampBlock));
+    }
+    size_t done = 0;
+    while (done < n) {
+      const ssize_t w = pwrite(f.fd, chunk.data() + done, n - done, static_cast<off_t>(off + done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) return WriteError("write", path, errno, d.total_bytes());
+      done += static_cast<size_t>(w);
+    }
+  }
+  if (fsync(f.fd) != 0) return WriteError("fsync", path, errno, d.total_bytes());
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string Dataset::Describe() const {
+  return fmt::format("{} files of {} ({})", files, FormatBytes(static_cast<double>(file_size)),
+                     FormatBytes(static_cast<double>(total_bytes())));
+}
+
+std::string DataFilePath(const std::string& dir, uint64_t i) { return fmt::format("{}/data-{:05}.bin", dir, i); }
+
+StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_t file_size, uint64_t seed,
+                                 bool* created) {
+  *created = false;
+  if (files == 0 || files > 100000) return Status::InvalidArgument("--files: expected 1 to 100000");
+  if (file_size == 0 || file_size % kStampBlock != 0)
+    return Status::InvalidArgument(fmt::format("--file-size: expected a positive multiple of {} bytes (e.g. 256M); "
+                                               "got {}",
+                                               kStampBlock, file_size));
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", dir, errno);
+  StatusOr<Dataset> existing = ReadManifest(dir);
+  if (existing.ok()) {
+    if (existing->files == files && existing->file_size == file_size) return existing;
+    return Status::InvalidArgument(fmt::format(
+        "--data {}: already holds a different file data set ({}); asked for {} files of {}. Choose another "
+        "directory, or remove {}/data-*.bin and {}/{} first",
+        dir, existing->Describe(), files, FormatBytes(static_cast<double>(file_size)), dir, dir, kManifestName));
+  }
+  if (existing.status().code() != Status::Code::kNotFound) return existing.status();
+
+  Dataset d;
+  d.dir = dir;
+  d.files = files;
+  d.file_size = file_size;
+  d.seed = seed;
+  for (uint64_t i = 0; i < files; ++i) d.paths.push_back(DataFilePath(dir, i));
+  io::AlignedBuffer chunk(kWriteChunk, 4096);
+  if (chunk.empty()) return Status::IOError("prepare: out of memory for the write buffer");
+  for (uint64_t i = 0; i < files; ++i) {
+    Status st = WriteFile(d, i, chunk);
+    if (!st.ok()) {
+      for (uint64_t k = 0; k <= i; ++k) unlink(d.paths[k].c_str());
+      return st;
+    }
+  }
+  STOREBENCH_RETURN_IF_ERROR(WriteManifest(d));
+  *created = true;
+  return d;
+}
+
+StatusOr<Dataset> OpenDataset(const std::string& dir, uint64_t files, uint64_t file_size) {
+  const uint64_t want_files = files ? files : 4;
+  const uint64_t want_size = file_size ? file_size : uint64_t{256} << 20;
+  if (dir.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("--data: the file backend needs a data set directory; make one with `{}`",
+                    PrepareHint("DIR", want_files, want_size)));
+  }
+  StatusOr<Dataset> d = ReadManifest(dir);
+  if (!d.ok()) {
+    if (d.status().code() != Status::Code::kNotFound) return d.status();
+    return Status::NotFound(fmt::format("--data {}: no complete file data set there ({} is missing); make one with "
+                                        "`{}`",
+                                        dir, kManifestName, PrepareHint(dir, want_files, want_size)));
+  }
+  if ((files && d->files != files) || (file_size && d->file_size != file_size)) {
+    return Status::InvalidArgument(fmt::format(
+        "--data {}: the data set there has {}, but this run asks for {} files of {}; drop --files/--file-size to use "
+        "it as it is, or make a matching one in another directory with `{}`",
+        dir, d->Describe(), files ? files : d->files,
+        FormatBytes(static_cast<double>(file_size ? file_size : d->file_size)),
+        PrepareHint("OTHER_DIR", files ? files : d->files, file_size ? file_size : d->file_size)));
+  }
+  for (const std::string& p : d->paths) {
+    struct stat st {};
+    if (stat(p.c_str(), &st) != 0) {
+      return Status::Corruption(fmt::format("--data {}: {} is listed in the manifest but missing ({}); prepare the "
+                                            "data set again",
+                                            dir, p, std::strerror(errno)));
+    }
+    if (static_cast<uint64_t>(st.st_size) != d->file_size) {
+      return Status::Corruption(fmt::format("--data {}: {} has {} bytes, the manifest says {}; prepare the data set "
+                                            "again",
+                                            dir, p, st.st_size, d->file_size));
+    }
+  }
+  return d;
+}
+
+}  // namespace storebench::backend::file
