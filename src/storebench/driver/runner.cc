@@ -10,20 +10,13 @@
 #include "storebench/driver/worker_loop.h"
 #include "storebench/measure/clock.h"
 #include "storebench/measure/recorder.h"
+#include "storebench/measure/wait.h"
 #include "storebench/workload/random.h"
 
 namespace storebench::driver {
 namespace {
 
 using measure::Clock;
-
-void SleepUntilNs(const Clock& clock, uint64_t deadline) {
-  uint64_t now = clock.NowNs();
-  if (now >= deadline) return;
-  uint64_t d = deadline - now;
-  timespec ts{static_cast<time_t>(d / 1'000'000'000), static_cast<long>(d % 1'000'000'000)};
-  nanosleep(&ts, nullptr);
-}
 
 Status Validate(const RunConfig& config, const backend::Backend& backend) {
   if (config.groups.empty()) return Status::InvalidArgument("run: no worker groups");
@@ -164,7 +157,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
 
   // Warm-up: progress only; nothing is recorded.
   while (!all_done() && !stop->load() && clock.NowNs() < timing.measure_start_ns) {
-    SleepUntilNs(clock, std::min(timing.measure_start_ns, clock.NowNs() + config.interval_ns));
+    measure::SleepUntil(clock, std::min(timing.measure_start_ns, clock.NowNs() + config.interval_ns));
     if (progress && clock.NowNs() < timing.measure_start_ns) {
       IntervalStats tick;
       tick.warmup = true;
@@ -225,7 +218,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   for (uint64_t k = 1;; ++k) {
     uint64_t target = timing.measure_start_ns + k * config.interval_ns;
     while (!all_done() && !stop->load() && clock.NowNs() < target) {
-      SleepUntilNs(clock, std::min(target, clock.NowNs() + 20'000'000));
+      measure::SleepUntil(clock, std::min(target, clock.NowNs() + 20'000'000));
     }
     bool finished = all_done() || stop->load();
     if (finished) break;

@@ -1,4 +1,5 @@
 #include "storebench/io/page_cache.h"
+#include "storebench/io/fd.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -33,16 +34,7 @@ struct Cachestat {
   uint64_t nr_recently_evicted;
 };
 
-// Closes a descriptor on every return path.
-struct Fd {
-  int fd;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
+using Fd = UniqueFd;
 
 const uint64_t kPage = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 

@@ -14,6 +14,7 @@
 #include "storebench/backend/file/stamp.h"
 #include "storebench/base/units.h"
 #include "storebench/io/aligned_buffer.h"
+#include "storebench/io/fd.h"
 
 namespace storebench::backend::file {
 namespace {
@@ -21,15 +22,7 @@ namespace {
 constexpr int kFormat = 1;
 constexpr size_t kWriteChunk = 1 << 20;
 
-struct Fd {
-  int fd;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
+using Fd = io::UniqueFd;
 
 std::string ManifestPath(const std::string& dir) { return dir + "/" + kManifestName; }
 

@@ -1,38 +1,20 @@
 #include "storebench/backend/null/null_backend.h"
 
-#include <time.h>
-
 #include <deque>
 #include <fmt/format.h>
 
 #include "storebench/base/units.h"
 #include "storebench/measure/clock.h"
+#include "storebench/measure/wait.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 namespace storebench::backend {
 namespace {
 
 using measure::Clock;
 
-void SleepUntil(const Clock& clock, uint64_t deadline_ns) {
-  uint64_t now = clock.NowNs();
-  if (now >= deadline_ns) return;
-  uint64_t d = deadline_ns - now;
-  timespec ts{static_cast<time_t>(d / 1'000'000'000), static_cast<long>(d % 1'000'000'000)};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
-}
-
-void SpinUntil(const Clock& clock, uint64_t deadline_ns) {
-  while (clock.NowNs() < deadline_ns) {
-#if defined(__x86_64__)
-    _mm_pause();
-#endif
-  }
-}
+using measure::SleepUntil;
+using measure::SpinUntil;
 
 // State shared by all workers of one run: the options and the stall epoch.
 struct NullShared {
