@@ -5,6 +5,9 @@
 #if STOREBENCH_HAVE_FILE_BACKEND
 #include "storebench/backend/file/file_backend.h"
 #endif
+#if STOREBENCH_HAVE_WHISPER_BACKEND
+#include "storebench/backend/whisper/whisper_backend.h"
+#endif
 #if STOREBENCH_HAVE_ROCKSDB
 #include "storebench/backend/rocksdb/rocksdb_backend.h"
 #endif
@@ -19,6 +22,9 @@ const std::vector<BackendInfo>& Backends() {
     v.push_back(NullBackendInfo());
 #if STOREBENCH_HAVE_FILE_BACKEND
     v.push_back(FileBackendInfo());
+#endif
+#if STOREBENCH_HAVE_WHISPER_BACKEND
+    v.push_back(WhisperBackendInfo());
 #endif
 #if STOREBENCH_HAVE_ROCKSDB
     v.push_back(RocksdbBackendInfo());

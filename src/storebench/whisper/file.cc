@@ -152,6 +152,7 @@ StatusOr<Header> WhisperFile::ReadHeader() {
   if (options_.header_cache != nullptr) {
     if (std::optional<Header> h = options_.header_cache->Get(path_)) return *h;
   }
+  const uint64_t requested_before = requested_read_bytes_;  // ReadAt below counts the header once, here
   std::vector<uint8_t> bytes;
   if (options_.mode == IoMode::kExact) {
     bytes.resize(kMetadataSize + kArchiveInfoSize * size_t{std::max<uint32_t>(options_.header_archives_hint, 1)});
@@ -190,6 +191,7 @@ StatusOr<Header> WhisperFile::ReadHeader() {
     STOREBENCH_RETURN_IF_ERROR(Seek(0));
   }
   StatusOr<Header> h = ParseHeader(bytes, path_, file_size_);
+  requested_read_bytes_ = requested_before + (h.ok() ? h->header_size() : bytes.size());
   if (h.ok() && options_.header_cache != nullptr) options_.header_cache->Put(path_, *h);
   return h;
 }
@@ -211,6 +213,7 @@ StatusOr<size_t> WhisperFile::Positioned(const char* op, uint64_t offset, size_t
 }
 
 Status WhisperFile::ReadAt(uint64_t offset, void* buf, size_t n) {
+  requested_read_bytes_ += n;
   if (options_.mode != IoMode::kExact) {
     STOREBENCH_RETURN_IF_ERROR(Seek(offset));
     return Read(buf, n);

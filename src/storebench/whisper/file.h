@@ -109,6 +109,9 @@ class WhisperFile {
   const std::string& path() const { return path_; }
   const IoOptions& options() const { return options_; }
   const IoCounters& counters() const { return own_; }
+  // Bytes whisper's algorithm asked to read through this handle (headers from
+  // the cache excluded), whatever the mode moved: the denominator of read amplification.
+  uint64_t requested_read_bytes() const { return requested_read_bytes_; }
   std::optional<uint64_t> file_size() const { return file_size_; }
 
  private:
@@ -139,6 +142,7 @@ class WhisperFile {
   IoOptions options_;
   IoCounters* sink_ = nullptr;
   IoCounters own_;
+  uint64_t requested_read_bytes_ = 0;
   std::optional<uint64_t> file_size_;
   bool locked_ = false;
 

@@ -1,0 +1,268 @@
+#include "storebench/backend/whisper/dataset.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include "storebench/base/units.h"
+#include "storebench/whisper/whisper.h"
+#include "storebench/workload/random.h"
+
+namespace storebench::backend::wsp {
+namespace {
+
+constexpr int kFormat = 1;
+
+std::string ManifestPath(const std::string& dir) { return dir + "/" + kManifestName; }
+
+std::string PrepareHint(const std::string& dir, uint64_t metrics, const std::string& retention) {
+  return fmt::format("storebench prepare --backend whisper --data {} --metrics {} --retention {}", dir, metrics,
+                     retention);
+}
+
+whisper::Header ExpectedHeader(const Dataset& d) {
+  whisper::Header h;
+  h.aggregation = d.aggregation;
+  h.x_files_factor = static_cast<float>(d.x_files_factor);
+  uint64_t offset = whisper::kMetadataSize + whisper::kArchiveInfoSize * d.archives.size();
+  for (const whisper::ArchiveSpec& a : d.archives) {
+    h.archives.push_back({static_cast<uint32_t>(offset), a.seconds_per_point, a.points});
+    h.max_retention = std::max<uint32_t>(h.max_retention, a.seconds_per_point * a.points);
+    offset += uint64_t{a.points} * whisper::kPointSize;
+  }
+  return h;
+}
+
+void FillPaths(Dataset& d) {
+  d.paths.clear();
+  d.paths.reserve(d.metrics);
+  for (uint64_t i = 0; i < d.metrics; ++i) d.paths.push_back(MetricPath(d.dir, i));
+  d.file_bytes = ExpectedHeader(d).archives.back().end();
+}
+
+// The data set the options ask for (defaults filled in), without paths.
+StatusOr<Dataset> Wanted(const WhisperOptions& o) {
+  Dataset d;
+  d.dir = o.data;
+  d.metrics = o.metrics ? o.metrics : kDefaultMetrics;
+  auto archives = whisper::ParseRetentionList(o.retention.empty() ? kDefaultRetention : o.retention);
+  if (!archives.ok()) return Status::InvalidArgument("--retention: " + archives.status().message());
+  STOREBENCH_RETURN_IF_ERROR(whisper::ValidateArchiveList(*archives));
+  d.archives = std::move(*archives);
+  d.aggregation = o.aggregation;
+  d.x_files_factor = static_cast<float>(o.x_files_factor);  // as the file stores it
+  d.sparse = o.sparse;
+  return d;
+}
+
+StatusOr<Dataset> ReadManifest(const std::string& dir) {
+  const std::string path = ManifestPath(dir);
+  std::ifstream in(path);
+  if (!in) {
+    return errno == ENOENT ? Status::NotFound("open " + path + ": no such file") : ErrnoStatus("open", path, errno);
+  }
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  Dataset d;
+  d.dir = dir;
+  try {
+    if (j.is_discarded() || j.value("format", 0) != kFormat || !j.value("complete", false))
+      throw std::runtime_error("format");
+    d.metrics = j.at("metrics").get<uint64_t>();
+    for (const auto& a : j.at("archives")) d.archives.push_back({a.at(0).get<uint32_t>(), a.at(1).get<uint32_t>()});
+    auto method = whisper::ParseAggregation(j.at("aggregation").get<std::string>());
+    if (!method.ok()) throw std::runtime_error("aggregation");
+    d.aggregation = *method;
+    d.x_files_factor = j.at("xff").get<double>();
+    d.sparse = j.at("sparse").get<bool>();
+    d.start = j.at("start").get<int64_t>();
+  } catch (const std::exception&) {
+    return Status::Corruption(fmt::format("{}: not a storebench whisper manifest (format {}); prepare the data set "
+                                          "again in an empty directory",
+                                          path, kFormat));
+  }
+  if (d.metrics == 0 || !whisper::ValidateArchiveList(d.archives).ok())
+    return Status::Corruption(fmt::format("{}: the manifest's metrics or archives are invalid", path));
+  FillPaths(d);
+  return d;
+}
+
+Status WriteManifest(const Dataset& d) {
+  nlohmann::json archives = nlohmann::json::array();
+  for (const auto& a : d.archives) archives.push_back({a.seconds_per_point, a.points});
+  const std::string text = nlohmann::json{{"format", kFormat},        {"metrics", d.metrics},
+                                          {"retention", d.Retention()}, {"archives", archives},
+                                          {"aggregation", whisper::AggregationName(d.aggregation)},
+                                          {"xff", d.x_files_factor},    {"sparse", d.sparse},
+                                          {"start", d.start},           {"metrics_per_dir", kMetricsPerDir},
+                                          {"file_bytes", d.file_bytes}, {"complete", true}}
+                               .dump(1) +
+                           "\n";
+  const std::string path = ManifestPath(d.dir), tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) return ErrnoStatus("write", tmp, errno);
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename to", path, errno);
+  sync();  // the files and the manifest reach the disk before prepare says done
+  return Status::Ok();
+}
+
+// Gives every archive of `path` a base point placing d.start at a metric-specific slot.
+Status AgeFile(const Dataset& d, const whisper::Header& h, uint64_t metric) {
+  auto f = whisper::WhisperFile::Open(d.paths[metric], whisper::OpenMode::kReadWrite, {});
+  if (!f.ok()) return f.status();
+  for (size_t a = 0; a < h.archives.size(); ++a) {
+    const whisper::ArchiveInfo& ai = h.archives[a];
+    uint64_t key = metric * 131 + a;  // a fixed, well-spread position per metric and archive
+    const int64_t back = static_cast<int64_t>(workload::SplitMix64(&key) % ai.retention());
+    const whisper::Point base{static_cast<uint32_t>(whisper::AlignDown(d.start - back, ai.seconds_per_point)), 0.0};
+    uint8_t buf[whisper::kPointSize];
+    whisper::EncodePoint(base, buf);
+    STOREBENCH_RETURN_IF_ERROR((*f)->WriteAt(ai.offset, buf, sizeof(buf)));
+  }
+  return (*f)->Close();
+}
+
+// Makes metric file `i`, or keeps it when an earlier, interrupted prepare made it with the right header.
+Status MakeFile(const Dataset& d, const whisper::Header& want, uint64_t i) {
+  const std::string& path = d.paths[i];
+  if (access(path.c_str(), F_OK) == 0) {
+    auto h = whisper::Info(path);
+    if (h.ok() && *h == want) return AgeFile(d, want, i);
+    return Status::InvalidArgument(fmt::format("prepare {}: the file exists with another header ({}); remove the "
+                                               "partial data set in {} first",
+                                               path, h.ok() ? "different archives or settings" : h.status().message(),
+                                               d.dir));
+  }
+  whisper::CreateOptions co;
+  co.aggregation = d.aggregation;
+  co.x_files_factor = d.x_files_factor;
+  co.allocation = d.sparse ? whisper::Allocation::kSparse : whisper::Allocation::kZeroFill;
+  STOREBENCH_RETURN_IF_ERROR(whisper::Create(path, d.archives, co));
+  return AgeFile(d, want, i);
+}
+
+Status MakeDirs(const std::string& file) {
+  for (size_t slash = file.find('/', 1); slash != std::string::npos; slash = file.find('/', slash + 1)) {
+    const std::string dir = file.substr(0, slash);
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", dir, errno);
+  }
+  return Status::Ok();
+}
+
+bool SameSettings(const Dataset& a, const Dataset& b) {
+  return a.metrics == b.metrics && a.archives == b.archives && a.aggregation == b.aggregation &&
+         static_cast<float>(a.x_files_factor) == static_cast<float>(b.x_files_factor);
+}
+
+}  // namespace
+
+std::string Dataset::Retention() const {
+  std::string s;
+  for (const auto& a : archives) s += fmt::format("{}{}:{}", s.empty() ? "" : ",", a.seconds_per_point, a.points);
+  return s;
+}
+
+std::string Dataset::Describe() const {
+  return fmt::format("{} metrics × {} ({}{}), {}, {}, xff {}", metrics, FormatBytes(static_cast<double>(file_bytes)),
+                     FormatBytes(static_cast<double>(total_bytes())), sparse ? ", sparse" : "", Retention(),
+                     whisper::AggregationName(aggregation), x_files_factor);
+}
+
+std::string MetricPath(const std::string& dir, uint64_t i) {
+  return fmt::format("{}/servers/host-{:04}/cpu/metric-{:07}.wsp", dir, i / kMetricsPerDir, i);
+}
+
+StatusOr<Dataset> PrepareDataset(const WhisperOptions& o, uint64_t seed, bool* created) {
+  (void)seed;  // the files depend on the metric ids only, so any seed reuses a set
+  *created = false;
+  if (o.data.empty())
+    return Status::InvalidArgument("--data: give the directory for the data set, e.g. --data /mnt/sb/whisper");
+  auto want = Wanted(o);
+  if (!want.ok()) return want.status();
+  if (mkdir(o.data.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", o.data, errno);
+  StatusOr<Dataset> existing = ReadManifest(o.data);
+  if (existing.ok()) {
+    if (SameSettings(*existing, *want)) return existing;
+    return Status::InvalidArgument(fmt::format(
+        "--data {}: already holds a different whisper data set ({}); asked for {} metrics of {}, {}, xff {}. Choose "
+        "another directory, or remove {}/servers and {}/{} first",
+        o.data, existing->Describe(), want->metrics, want->Retention(), whisper::AggregationName(want->aggregation),
+        want->x_files_factor, o.data, o.data, kManifestName));
+  }
+  if (existing.status().code() != Status::Code::kNotFound) return existing.status();
+
+  Dataset d = std::move(*want);
+  FillPaths(d);
+  const whisper::Header header = ExpectedHeader(d);
+  for (uint64_t i = 0; i < d.metrics; ++i) {
+    if (i % kMetricsPerDir == 0) STOREBENCH_RETURN_IF_ERROR(MakeDirs(d.paths[i]));
+    Status st = MakeFile(d, header, i);
+    if (!st.ok()) {
+      if (st.code() != Status::Code::kIOError) return st;
+      return Status::IOError(fmt::format("{} (the data set needs {}{}; run the same prepare again to resume)",
+                                         st.message(), FormatBytes(static_cast<double>(d.total_bytes())),
+                                         d.sparse ? " apparent" : ""));
+    }
+  }
+  STOREBENCH_RETURN_IF_ERROR(WriteManifest(d));
+  *created = true;
+  return d;
+}
+
+StatusOr<Dataset> OpenDataset(const WhisperOptions& o) {
+  const std::string retention = o.retention.empty() ? kDefaultRetention : o.retention;
+  const uint64_t metrics = o.metrics ? o.metrics : kDefaultMetrics;
+  if (o.data.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "--data: the whisper backend needs a data set directory; make one with `{}`",
+        PrepareHint("DIR", metrics, retention)));
+  }
+  StatusOr<Dataset> d = ReadManifest(o.data);
+  if (!d.ok()) {
+    if (d.status().code() != Status::Code::kNotFound) return d.status();
+    return Status::NotFound(fmt::format("--data {}: no complete whisper data set there ({} is missing); make one "
+                                        "with `{}`",
+                                        o.data, kManifestName, PrepareHint(o.data, metrics, retention)));
+  }
+  auto want = Wanted(o);
+  if (!want.ok()) return want.status();
+  std::string differs;
+  if (o.metrics && o.metrics != d->metrics) differs += fmt::format(" --metrics {}", o.metrics);
+  if (!o.retention.empty() && want->archives != d->archives) differs += fmt::format(" --retention {}", o.retention);
+  if (o.aggregation_given && o.aggregation != d->aggregation)
+    differs += fmt::format(" --aggregation {}", whisper::AggregationName(o.aggregation));
+  if (o.xff_given && static_cast<float>(o.x_files_factor) != static_cast<float>(d->x_files_factor))
+    differs += fmt::format(" --xff {}", o.x_files_factor);
+  if (!differs.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "--data {}: the data set there is {}, but this run asks for{}; drop those flags to use it as it is, or make "
+        "a matching one with `{}`",
+        o.data, d->Describe(), differs, PrepareHint("OTHER_DIR", want->metrics, o.retention.empty() ? d->Retention()
+                                                                                                  : o.retention)));
+  }
+  for (const std::string& p : d->paths) {
+    struct stat st {};
+    if (stat(p.c_str(), &st) != 0) {
+      return Status::Corruption(fmt::format("--data {}: {} is missing ({}); prepare the data set again", o.data, p,
+                                            std::strerror(errno)));
+    }
+    if (static_cast<uint64_t>(st.st_size) != d->file_bytes) {
+      return Status::Corruption(fmt::format("--data {}: {} has {} bytes, a metric file of this schema has {}; "
+                                            "prepare the data set again",
+                                            o.data, p, st.st_size, d->file_bytes));
+    }
+  }
+  return d;
+}
+
+}  // namespace storebench::backend::wsp
