@@ -27,6 +27,16 @@ Status Bad(std::string_view flag, std::string_view text, std::string_view form) 
   return Status::InvalidArgument(fmt::format("{}: invalid value '{}'; expected {}", flag, text, form));
 }
 
+// "", "k"/"K", "M", "G": decimal multiples for rates and counts.
+bool DecimalMultiplier(std::string_view suffix, double* mult) {
+  if (suffix.empty()) *mult = 1;
+  else if (suffix == "k" || suffix == "K") *mult = 1e3;
+  else if (suffix == "M") *mult = 1e6;
+  else if (suffix == "G") *mult = 1e9;
+  else return false;
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string_view> Split(std::string_view text, char sep) {
@@ -89,11 +99,7 @@ StatusOr<double> ParseRate(std::string_view text, std::string_view flag) {
   if (!SplitNumber(text, &v, &suf)) return Bad(flag, text, kForm);
   if (suf.size() >= 2 && suf.substr(suf.size() - 2) == "/s") suf.remove_suffix(2);
   double mult;
-  if (suf.empty()) mult = 1;
-  else if (suf == "k" || suf == "K") mult = 1e3;
-  else if (suf == "M") mult = 1e6;
-  else if (suf == "G") mult = 1e9;
-  else return Bad(flag, text, kForm);
+  if (!DecimalMultiplier(suf, &mult)) return Bad(flag, text, kForm);
   double rate = v * mult;
   if (!(rate > 0) || !std::isfinite(rate)) return Bad(flag, text, kForm);
   return rate;
@@ -105,11 +111,7 @@ StatusOr<uint64_t> ParseCount(std::string_view text, std::string_view flag) {
   std::string_view suf;
   if (!SplitNumber(text, &v, &suf) || v < 0) return Bad(flag, text, kForm);
   double mult;
-  if (suf.empty()) mult = 1;
-  else if (suf == "k" || suf == "K") mult = 1e3;
-  else if (suf == "M") mult = 1e6;
-  else if (suf == "G") mult = 1e9;
-  else return Bad(flag, text, kForm);
+  if (!DecimalMultiplier(suf, &mult)) return Bad(flag, text, kForm);
   double n = v * mult;
   if (n != std::floor(n) || n > 9e18) return Bad(flag, text, kForm);
   return static_cast<uint64_t>(n);
