@@ -26,7 +26,10 @@ struct SequentialReader::Chunk {
 
 void SequentialReader::Task::Run() {
   Chunk& c = reader->chunks_[index];
-  StatusOr<size_t> r = reader->method_.Read(reader->file_, c.offset, c.length, c.buffer.data(), reader->options_.priority);
+  StatusOr<size_t> r = [&] {
+    std::lock_guard<std::mutex> one_at_a_time(reader->read_mu_);
+    return reader->method_.Read(reader->file_, c.offset, c.length, c.buffer.data(), reader->options_.priority);
+  }();
   std::lock_guard<std::mutex> lock(reader->mu_);
   c.bytes = r.ok() ? *r : 0;
   c.error = r.status();

@@ -69,6 +69,10 @@ class SequentialReader {
   int returned_ = -1;  // chunk handed to the caller, refilled on the next call
   std::unique_ptr<Chunk[]> chunks_;
   std::mutex mu_;  // pool mode: guards Chunk::state and results
+  // Pool mode: one Read() at a time on the method object. Both chunks may sit
+  // on pool threads at once, and a method object (its counters, the `read`
+  // method's buffer and file position) serves one thread at a time.
+  std::mutex read_mu_;
   std::condition_variable cv_;
 };
 
