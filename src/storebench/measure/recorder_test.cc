@@ -37,13 +37,14 @@ TEST(Recorder, IntervalCountsAddUpExactlyUnderConcurrentWriters) {
   Sample total(layout);
   uint64_t interval_sum = 0;
   int intervals = 0;
-  while (done.load() < kWriters) {
+  // At least one collect, however fast the writers finish.
+  do {
     Sample interval(layout);
     Collect(ptrs, &interval);
     interval_sum += interval.ops();
     total.Merge(interval);
     ++intervals;
-  }
+  } while (done.load() < kWriters);
   for (auto& t : writers) t.join();
   Sample last(layout);
   Collect(ptrs, &last);
