@@ -38,6 +38,12 @@ struct OptionSpec {
 // Option values as given on the command line (defaults filled in), by name.
 using OptionValues = std::map<std::string, std::string>;
 
+// The value of option `name`, empty when it was neither given nor defaulted.
+inline std::string OptionValue(const OptionValues& values, const std::string& name) {
+  auto it = values.find(name);
+  return it == values.end() ? std::string() : it->second;
+}
+
 enum Capability : uint32_t {
   kCanPrepare = 1u << 0,  // `storebench prepare` makes its data set
   kAsync = 1u << 1,       // a worker may keep several ops in flight (queue depth > 1)

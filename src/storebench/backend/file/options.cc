@@ -8,14 +8,9 @@
 namespace storebench::backend::file {
 namespace {
 
-std::string Get(const OptionValues& v, const char* name) {
-  auto it = v.find(name);
-  return it == v.end() ? std::string() : it->second;
-}
-
 // Size flags: empty keeps `*out`.
 Status SizeFlag(const OptionValues& v, const char* name, uint64_t* out) {
-  const std::string text = Get(v, name);
+  const std::string text = OptionValue(v, name);
   if (text.empty()) return Status::Ok();
   StatusOr<uint64_t> n = ParseSize(text, fmt::format("--{}", name));
   if (!n.ok()) return n.status();
@@ -24,7 +19,7 @@ Status SizeFlag(const OptionValues& v, const char* name, uint64_t* out) {
 }
 
 Status CountFlag(const OptionValues& v, const char* name, uint64_t* out) {
-  const std::string text = Get(v, name);
+  const std::string text = OptionValue(v, name);
   if (text.empty()) return Status::Ok();
   StatusOr<uint64_t> n = ParseCount(text, fmt::format("--{}", name));
   if (!n.ok()) return n.status();
@@ -68,7 +63,7 @@ std::string_view CacheStateName(CacheState c) {
 
 StatusOr<FileOptions> ParseFileOptions(const OptionValues& v) {
   FileOptions o;
-  o.data = Get(v, "data");
+  o.data = OptionValue(v, "data");
   STOREBENCH_RETURN_IF_ERROR(CountFlag(v, "files", &o.files));
   STOREBENCH_RETURN_IF_ERROR(SizeFlag(v, "file-size", &o.file_size));
   STOREBENCH_RETURN_IF_ERROR(SizeFlag(v, "block-size", &o.block_size));
@@ -78,33 +73,33 @@ StatusOr<FileOptions> ParseFileOptions(const OptionValues& v) {
   if (o.align == 0) o.align = o.block_size;
   if (o.columns == 0) return Status::InvalidArgument("--columns: must be at least 1");
 
-  if (std::string w = Get(v, "workload"); !w.empty()) {
+  if (std::string w = OptionValue(v, "workload"); !w.empty()) {
     auto r = Choice(kWorkloads, w, "workload");
     if (!r.ok()) return r.status();
     o.workload = *r;
   }
-  if (std::string c = Get(v, "cache"); !c.empty()) {
+  if (std::string c = OptionValue(v, "cache"); !c.empty()) {
     auto r = Choice(kCacheStates, c, "cache");
     if (!r.ok()) return r.status();
     o.cache = *r;
   }
-  if (std::string m = Get(v, "madvise"); !m.empty()) {
+  if (std::string m = OptionValue(v, "madvise"); !m.empty()) {
     auto r = Choice(kMadvise, m, "madvise");
     if (!r.ok()) return r.status();
     o.method_options.madvise = *r;
   }
-  if (std::string m = Get(v, "method"); !m.empty()) o.method = m;
-  if (std::string d = Get(v, "offset-dist"); !d.empty()) o.offset_dist = d;
+  if (std::string m = OptionValue(v, "method"); !m.empty()) o.method = m;
+  if (std::string d = OptionValue(v, "offset-dist"); !d.empty()) o.offset_dist = d;
   // Checked here, over one item, so a bad spec fails before the data set is touched.
   auto dist = workload::MakeKeyDistribution(o.offset_dist, 1, "--offset-dist");
   if (!dist.ok()) return dist.status();
   o.sequential_columns = o.offset_dist == "sequential";
 
-  o.direct = Get(v, "direct") == "1";
-  o.prefetch = Get(v, "prefetch") == "1";
-  o.verify = Get(v, "verify") == "1";
-  o.serial_columns = Get(v, "serial-columns") == "1";
-  o.fixed_buffers = Get(v, "fixed-buffers") == "1";
+  o.direct = OptionValue(v, "direct") == "1";
+  o.prefetch = OptionValue(v, "prefetch") == "1";
+  o.verify = OptionValue(v, "verify") == "1";
+  o.serial_columns = OptionValue(v, "serial-columns") == "1";
+  o.fixed_buffers = OptionValue(v, "fixed-buffers") == "1";
 
   io::MethodOptions& m = o.method_options;
   m.direct = o.direct;
@@ -115,9 +110,9 @@ StatusOr<FileOptions> ParseFileOptions(const OptionValues& v) {
   STOREBENCH_RETURN_IF_ERROR(CountFlag(v, "pool-threads", &pool_threads));
   if (pool_threads < 1 || pool_threads > 1024) return Status::InvalidArgument("--pool-threads: expected 1 to 1024");
   m.pool_threads = static_cast<unsigned>(pool_threads);
-  m.sqpoll = Get(v, "sqpoll") == "1";
-  m.register_files = Get(v, "register-files") == "1";
-  m.nowait_probe = Get(v, "no-nowait") != "1";
+  m.sqpoll = OptionValue(v, "sqpoll") == "1";
+  m.register_files = OptionValue(v, "register-files") == "1";
+  m.nowait_probe = OptionValue(v, "no-nowait") != "1";
 
   if (o.prefetch && o.workload == Workload::kRandRead)
     return Status::InvalidArgument("--prefetch: applies to sequential scans (--workload seqread, or columns with "

@@ -121,10 +121,7 @@ class NullBackend : public Backend {
 
 StatusOr<NullOptions> ParseNullOptions(const OptionValues& values) {
   NullOptions o;
-  auto get = [&](const char* name) -> std::string {
-    auto it = values.find(name);
-    return it == values.end() ? std::string() : it->second;
-  };
+  auto get = [&](const char* name) { return OptionValue(values, name); };
   std::string service = get("service-time");
   if (!service.empty() && service != "0") {
     constexpr const char* kForm = "--service-time: expected 0, spin:DURATION or sleep:DURATION (e.g. spin:200ns, sleep:1ms)";

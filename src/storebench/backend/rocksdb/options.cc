@@ -120,10 +120,7 @@ std::vector<OptionSpec> RocksdbOptionSpecs() {
 StatusOr<RocksdbConfig> ParseRocksdbConfig(const OptionValues& values, uint64_t seed) {
   RocksdbConfig c;
   c.seed = seed;
-  auto get = [&](const char* name) -> std::string {
-    auto it = values.find(name);
-    return it == values.end() ? std::string() : it->second;
-  };
+  auto get = [&](const char* name) { return OptionValue(values, name); };
   auto count = [&](const char* name, std::optional<uint64_t>* out) -> Status {
     std::string v = get(name);
     if (v.empty()) return Status::Ok();

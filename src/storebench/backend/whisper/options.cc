@@ -16,15 +16,9 @@ constexpr std::pair<const char*, file::CacheState> kCacheStates[] = {{"asis", fi
                                                                      {"cold", file::CacheState::kCold},
                                                                      {"drop", file::CacheState::kDrop}};
 
-// The value of `name`, empty when neither given nor defaulted.
-std::string Value(const OptionValues& v, const char* name) {
-  auto it = v.find(name);
-  return it == v.end() ? std::string() : it->second;
-}
-
 template <typename T, size_t N>
 Status Pick(const std::pair<const char*, T> (&table)[N], const OptionValues& v, const char* flag, T* out) {
-  const std::string text = Value(v, flag);
+  const std::string text = OptionValue(v, flag);
   if (text.empty()) return Status::Ok();
   std::string names;
   for (const auto& [name, value] : table) {
@@ -59,68 +53,68 @@ std::string IoModeName(const whisper::IoOptions& io) {
 
 StatusOr<WhisperOptions> ParseWhisperOptions(const OptionValues& v) {
   WhisperOptions o;
-  o.data = Value(v, "data");
-  if (std::string m = Value(v, "metrics"); !m.empty()) {
+  o.data = OptionValue(v, "data");
+  if (std::string m = OptionValue(v, "metrics"); !m.empty()) {
     auto n = ParseCount(m, "--metrics");
     if (!n.ok()) return n.status();
     if (*n == 0 || *n > 100'000'000) return Status::InvalidArgument("--metrics: expected 1 to 100M metric files");
     o.metrics = *n;
   }
-  o.retention = Value(v, "retention");
+  o.retention = OptionValue(v, "retention");
   if (!o.retention.empty()) {
     auto archives = whisper::ParseRetentionList(o.retention);
     if (!archives.ok()) return Status::InvalidArgument("--retention: " + archives.status().message());
     if (Status st = whisper::ValidateArchiveList(*archives); !st.ok())
       return Status::InvalidArgument("--retention: " + st.message());
   }
-  if (std::string a = Value(v, "aggregation"); !a.empty()) {
+  if (std::string a = OptionValue(v, "aggregation"); !a.empty()) {
     auto m = whisper::ParseAggregation(a);
     if (!m.ok()) return Status::InvalidArgument("--aggregation: " + m.status().message());
     o.aggregation = *m;
     o.aggregation_given = true;
   }
-  if (std::string x = Value(v, "xff"); !x.empty()) {
+  if (std::string x = OptionValue(v, "xff"); !x.empty()) {
     auto d = ParseDouble(x, "--xff");
     if (!d.ok()) return d.status();
     if (!(*d >= 0 && *d <= 1)) return Status::InvalidArgument(fmt::format("--xff: expected 0 to 1; got {}", x));
     o.x_files_factor = *d;
     o.xff_given = true;
   }
-  o.sparse = Value(v, "sparse") == "1";
+  o.sparse = OptionValue(v, "sparse") == "1";
 
   STOREBENCH_RETURN_IF_ERROR(Pick(kWorkloads, v, "workload", &o.workload));
   STOREBENCH_RETURN_IF_ERROR(Pick(kCacheStates, v, "cache", &o.cache));
-  if (std::string k = Value(v, "points-per-update"); !k.empty()) {
+  if (std::string k = OptionValue(v, "points-per-update"); !k.empty()) {
     auto n = ParseCount(k, "--points-per-update");
     if (!n.ok()) return n.status();
     if (*n < 1 || *n > 100'000) return Status::InvalidArgument("--points-per-update: expected 1 to 100000");
     o.points_per_update = static_cast<uint32_t>(*n);
   }
-  if (std::string r = Value(v, "fetch-range"); !r.empty()) {
+  if (std::string r = OptionValue(v, "fetch-range"); !r.empty()) {
     auto ns = ParseDurationNs(r, "--fetch-range");
     if (!ns.ok()) return ns.status();
     if (*ns < 1'000'000'000) return Status::InvalidArgument("--fetch-range: at least 1s, e.g. 1h");
     o.fetch_range_s = static_cast<int64_t>(*ns / 1'000'000'000);
   }
-  if (std::string r = Value(v, "mix-update-ratio"); !r.empty()) {
+  if (std::string r = OptionValue(v, "mix-update-ratio"); !r.empty()) {
     auto d = ParseDouble(r, "--mix-update-ratio");
     if (!d.ok()) return d.status();
     if (!(*d >= 0 && *d <= 1))
       return Status::InvalidArgument(fmt::format("--mix-update-ratio: expected 0 to 1; got {}", r));
     o.update_ratio = *d;
   }
-  if (std::string d = Value(v, "metric-dist"); !d.empty()) o.metric_dist = d;
+  if (std::string d = OptionValue(v, "metric-dist"); !d.empty()) o.metric_dist = d;
   // Checked over one item so that a bad spec fails before the data set is touched.
   if (auto dist = workload::MakeKeyDistribution(o.metric_dist, 1, "--metric-dist"); !dist.ok()) return dist.status();
 
   uint64_t buffer = 0;
-  if (std::string b = Value(v, "buffer"); !b.empty()) {
+  if (std::string b = OptionValue(v, "buffer"); !b.empty()) {
     auto n = ParseSize(b, "--buffer");
     if (!n.ok()) return n.status();
     if (*n > (64u << 20)) return Status::InvalidArgument("--buffer: at most 64M");
     buffer = *n;
   }
-  const std::string mode = Value(v, "io");
+  const std::string mode = OptionValue(v, "io");
   if (mode == "python") {
     if (buffer != 0)
       return Status::InvalidArgument("--io python: whisper.py 1.1.4 is unbuffered; drop --buffer (or use --io exact "
@@ -132,9 +126,9 @@ StatusOr<WhisperOptions> ParseWhisperOptions(const OptionValues& v) {
   } else {
     return Status::InvalidArgument(fmt::format("--io: expected exact | python; got '{}'", mode));
   }
-  o.io.fadvise_random = Value(v, "fadvise-random") == "1";
-  o.io.lock = Value(v, "lock") == "1";
-  o.header_cache = Value(v, "header-cache") == "1";
+  o.io.fadvise_random = OptionValue(v, "fadvise-random") == "1";
+  o.io.lock = OptionValue(v, "lock") == "1";
+  o.header_cache = OptionValue(v, "header-cache") == "1";
   return o;
 }
 
