@@ -2,12 +2,8 @@
 
 #include "storebench/backend/backend.h"
 #include "storebench/backend/null/null_backend.h"
-#if STOREBENCH_HAVE_FILE_BACKEND
 #include "storebench/backend/file/file_backend.h"
-#endif
-#if STOREBENCH_HAVE_WHISPER_BACKEND
 #include "storebench/backend/whisper/whisper_backend.h"
-#endif
 #if STOREBENCH_HAVE_ROCKSDB
 #include "storebench/backend/rocksdb/rocksdb_backend.h"
 #endif
@@ -20,12 +16,8 @@ const std::vector<BackendInfo>& Backends() {
   static const std::vector<BackendInfo> all = [] {
     std::vector<BackendInfo> v;
     v.push_back(NullBackendInfo());
-#if STOREBENCH_HAVE_FILE_BACKEND
     v.push_back(FileBackendInfo());
-#endif
-#if STOREBENCH_HAVE_WHISPER_BACKEND
     v.push_back(WhisperBackendInfo());
-#endif
 #if STOREBENCH_HAVE_ROCKSDB
     v.push_back(RocksdbBackendInfo());
 #endif
