@@ -19,7 +19,7 @@ DATA=${1:-/var/tmp/sb-fio}
 SIZE=${2:-2G}
 ROUNDS=${3:-3}
 SECS=${4:-5}
-SB=${STOREBENCH:-$(dirname "$0")/../build/h-file-rel/storebench}
+SB=${STOREBENCH:-$(dirname "$0")/../build/release/storebench}
 command -v fio >/dev/null || { echo "fio is not installed (apt-get install fio)"; exit 2; }
 [ -x "$SB" ] || { echo "storebench binary not found at $SB (set STOREBENCH=…)"; exit 2; }
 

@@ -10,7 +10,7 @@
 set -euo pipefail
 DATA=${1:-/var/tmp/sb-ch}
 ROUNDS=${2:-3}
-SB=${STOREBENCH:-$(dirname "$0")/../build/h-file-rel/storebench}
+SB=${STOREBENCH:-$(dirname "$0")/../build/release/storebench}
 "$SB" prepare --backend file --data "$DATA" --files 8 --file-size 256M
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

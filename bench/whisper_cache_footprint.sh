@@ -11,7 +11,7 @@
 # (memory.limit_in_bytes); the cgroup is made inside this shell's own one.
 #   [MODES="--buffer 0,--buffer 8k --fadvise-random"] bench/whisper_cache_footprint.sh [BINARY] [DATA] [METRICS] [LIMIT] [OPS]
 set -euo pipefail
-BIN=${1:-build/h-wsp-rel/storebench}
+BIN=${1:-build/release/storebench}
 DATA=${2:-/var/tmp/wsp-footprint}
 METRICS=${3:-6000}
 LIMIT=${4:-256M}

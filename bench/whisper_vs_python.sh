@@ -19,7 +19,7 @@
 #   bench/whisper_vs_python.sh [BINARY] [METRICS] [UPDATES] [ROUNDS] [K] [WORKDIR]
 set -euo pipefail
 
-BIN=${1:-build/h-wsp-rel/storebench}
+BIN=${1:-build/release/storebench}
 METRICS=${2:-200}
 UPDATES=${3:-20000}
 ROUNDS=${4:-5}

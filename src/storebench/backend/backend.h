@@ -98,6 +98,12 @@ class Worker {
     (void)out;
     return 0;
   }
+  // Called once on the worker's thread before it submits the first op of the
+  // measured window (the first whose intended start is at or after the end of
+  // the warm-up). Ops submitted before are warm-up and left out of the results,
+  // so counters a worker keeps for Results() restart here: they then cover
+  // exactly the ops the driver reports.
+  virtual void MeasureStarted() {}
 };
 
 class Backend {
@@ -112,8 +118,13 @@ class Backend {
   virtual measure::RecorderLayout Layout() const { return {}; }
   // Makes the worker for one thread; called on that thread.
   virtual StatusOr<std::unique_ptr<Worker>> NewWorker(const WorkerContext& context) = 0;
-  // Brackets the measured run (cache state, accounting snapshots).
+  // Brackets the run (cache state, accounting snapshots). BeforeRun() comes
+  // before the warm-up, AfterRun() after the last op.
   virtual Status BeforeRun() { return Status::Ok(); }
+  // Called on the main thread when the warm-up ends (at the start of the run
+  // when there is none): process-wide snapshots (/proc/self/io, rusage) taken
+  // here leave the warm-up out, as Worker::MeasureStarted() does per worker.
+  virtual void MeasureStarted() {}
   virtual Status AfterRun() { return Status::Ok(); }
   // Backend results for the JSON document, merged at top level (e.g. {"io": {...}, "cache": {...}}).
   virtual nlohmann::json Results() const { return nlohmann::json::object(); }

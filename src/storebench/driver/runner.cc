@@ -140,7 +140,6 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     return before;
   }
 
-  RUsage ru0 = ReadRUsage();
   timing.start_ns = clock.NowNs() + 1'000'000;
   timing.measure_start_ns = timing.start_ns + config.warmup_ns;
   if (config.duration_ns) timing.end_ns = timing.measure_start_ns + config.duration_ns;
@@ -166,6 +165,8 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       progress(tick);
     }
   }
+  backend.MeasureStarted();
+  RUsage ru0 = ReadRUsage();
 
   // Kinds of closed-loop groups record service time only (response = service).
   std::vector<uint32_t> closed_kinds;

@@ -61,14 +61,20 @@ class CountingBackend : public backend::Backend {
   StatusOr<std::unique_ptr<backend::Worker>> NewWorker(const backend::WorkerContext& ctx) override {
     return std::unique_ptr<backend::Worker>(new W(this, ctx.queue_depth));
   }
+  void MeasureStarted() override { measure_started.fetch_add(1); }
   std::atomic<size_t> max_in_flight{0};
+  std::atomic<int> measure_started{0};
+  std::atomic<uint64_t> measured_submits{0};  // ops workers started after their MeasureStarted()
 
  private:
   class W : public backend::Worker {
    public:
     W(CountingBackend* b, int qd) : b_(b), qd_(static_cast<size_t>(qd)) {}
+    ~W() override { b_->measured_submits.fetch_add(measured_); }
+    void MeasureStarted() override { measuring_ = true; }
     backend::SubmitResult Submit(uint64_t tag, backend::Completion*) override {
       if (tags_.size() >= qd_) return backend::SubmitResult::kBusy;
+      if (measuring_) ++measured_;
       tags_.push_back(tag);
       if (tags_.size() > b_->max_in_flight.load()) b_->max_in_flight.store(tags_.size());
       return backend::SubmitResult::kQueued;
@@ -86,6 +92,8 @@ class CountingBackend : public backend::Backend {
     CountingBackend* b_;
     size_t qd_;
     std::vector<uint64_t> tags_;
+    bool measuring_ = false;
+    uint64_t measured_ = 0;
   };
   bool async_;
 };
@@ -99,6 +107,28 @@ TEST(Runner, QueueDepthKeepsSeveralInFlight) {
   EXPECT_EQ(r->total->ops(), 10000u);
   EXPECT_EQ(b.max_in_flight.load(), 8u);
   EXPECT_EQ(r->unfinished, 0u);
+}
+
+// Backends restart their own counters at MeasureStarted(); the driver must draw
+// the warm-up line at the same op, so those counters match its totals exactly,
+// with ops in flight across the line and in open loop with a backlog.
+TEST(Runner, MeasureStartedSplitsWarmupAtTheSameOpAsTheDriver) {
+  for (const char* schedule : {"closed", "poisson:50k/s"}) {
+    for (int depth : {1, 4}) {
+      SCOPED_TRACE(std::string(schedule) + " depth " + std::to_string(depth));
+      CountingBackend b(/*async=*/true);
+      RunConfig c = Config(schedule, 2, 200'000'000);
+      c.groups[0].queue_depth = depth;
+      c.warmup_ns = 100'000'000;
+      auto r = RunLoad(b, c, nullptr);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_GT(r->warmup_ops, 0u);
+      EXPECT_GT(r->total->ops(), 0u);
+      EXPECT_EQ(b.measure_started.load(), 1);
+      EXPECT_EQ(r->unfinished, 0u);
+      EXPECT_EQ(b.measured_submits.load(), r->total->ops());
+    }
+  }
 }
 
 TEST(Runner, AsyncNullBackendCompletesEveryOp) {

@@ -74,6 +74,10 @@ class Loop {
         Reap(1);
         continue;
       }
+      if (!measuring_ && intended >= tm.measure_start_ns) {
+        a_.worker->MeasureStarted();
+        measuring_ = true;
+      }
       uint32_t tag = free_.back();
       free_.pop_back();
       slots_[tag] = {intended, now};
@@ -126,7 +130,9 @@ class Loop {
   }
 
   void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
-    if (end < a_.timing->measure_start_ns) {
+    // An op belongs to the warm-up when it was due before the measured window
+    // opened, wherever it ended: the same line Worker::MeasureStarted() draws.
+    if (intended < a_.timing->measure_start_ns) {
       // Only this thread writes the counter: a load+store is enough, no RMW.
       auto& w = a_.progress->warmup_ops;
       w.store(w.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -160,6 +166,7 @@ class Loop {
   std::vector<uint32_t> free_;
   uint64_t inflight_ = 0;
   uint64_t counted_ = 0;
+  bool measuring_ = false;
 };
 
 }  // namespace

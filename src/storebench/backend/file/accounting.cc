@@ -26,6 +26,13 @@ void RunAccounting::Begin(const Dataset& dataset) {
   rusage_before_ = ru.ok() ? *ru : io::ResourceUsage{};
 }
 
+void RunAccounting::MeasureStarted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  proc_before_ = io::ReadProcIo();
+  StatusOr<io::ResourceUsage> ru = io::ReadResourceUsage();
+  rusage_before_ = ru.ok() ? *ru : io::ResourceUsage{};
+}
+
 Status RunAccounting::End(const Dataset& dataset) {
   std::lock_guard<std::mutex> lock(mu_);
   StatusOr<io::ResourceUsage> ru = io::ReadResourceUsage();
@@ -73,7 +80,7 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const FileOptions& o)
     if (io_.syscalls[k] != 0) by_kind[std::string(io::SyscallName(static_cast<io::Syscall>(k)))] = io_.syscalls[k];
   }
   nlohmann::json io = {
-      {"scope", "BeforeRun to AfterRun: warm-up included, the cache-state pass excluded"},
+      {"scope", "the measured window: warm-up and cache-state pass excluded; cache.before is taken before the warm-up"},
       {"ops", ops},
       {"reads", io_.requests},
       {"requested_bytes", io_.bytes_requested},

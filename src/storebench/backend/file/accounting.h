@@ -6,7 +6,7 @@
 //
 // Workers keep their own counters while they run and hand them over once, in
 // AddWorker(), when they finish, so the hot path shares nothing.
-// Thread-safety: AddWorker() may be called from any thread; Begin(), End(),
+// Thread-safety: AddWorker() and MeasureStarted() may be called from any thread; Begin(), End(),
 // Json() and Lines() from the main thread only, not while workers run.
 #pragma once
 
@@ -29,7 +29,7 @@ namespace storebench::backend::file {
 // What one worker did, handed over when it finishes.
 struct WorkerTotals {
   int group = 0;
-  uint64_t ops = 0;               // ops completed (warm-up included)
+  uint64_t ops = 0;               // ops started in the measured window
   uint64_t first_pass_ns = 0;     // scans: time from the run's start to the end of the first full pass; 0 = none
   bool scans = false;             // the worker scans (first_pass_ns is meaningful)
   io::IoCounters io;
@@ -40,6 +40,9 @@ class RunAccounting {
  public:
   // Resets the totals and snapshots the process and the cache (after the cache state was applied).
   void Begin(const Dataset& dataset);
+  // When the warm-up ends: snapshots /proc/self/io and rusage again, so their deltas cover the
+  // measured window only (the workers' own counters restart at the same point).
+  void MeasureStarted();
   // Snapshots again; returns the first failure a worker reported (it fails the run).
   Status End(const Dataset& dataset);
   void AddWorker(const WorkerTotals& totals);

@@ -175,9 +175,12 @@ TEST_F(FileCli, ColdCacheEmptiesAndWarmCacheFillsTheResidency) {
 
 TEST_F(FileCli, AccountingAddsUp) {
   Prepare(data_);
-  json j = RunJson("--workload randread --block-size 8k --method pread --ops 1000");
+  // The warm-up's reads are left out of the accounting exactly as out of the latencies.
+  json j = RunJson("--workload randread --block-size 8k --method pread --warmup 200ms --ops 1000");
   const uint64_t ops = j["io"]["ops"];
-  EXPECT_EQ(ops, j["totals"]["ops"].get<uint64_t>() + j["totals"]["warmup_ops"].get<uint64_t>());
+  EXPECT_GT(j["totals"]["warmup_ops"].get<uint64_t>(), 0u);
+  EXPECT_EQ(ops, 1000u);
+  EXPECT_EQ(ops, j["totals"]["ops"].get<uint64_t>());
   EXPECT_EQ(j["io"]["requested_bytes"], ops * 8192);
   EXPECT_EQ(j["io"]["syscalls"], ops);  // one pread per block
   EXPECT_EQ(j["io"]["syscalls_per_op"], 1.0);

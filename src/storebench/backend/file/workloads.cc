@@ -21,7 +21,15 @@ class FileWorkerBase : public Worker {
   ~FileWorkerBase() override {
     // Derived members (scan readers) are gone by now, so no read is in flight.
     for (const auto& m : methods_) totals_.io += m->counters();
+    totals_.io -= io_at_measure_start_;
     shared_.accounting->AddWorker(totals_);
+  }
+
+  // Ops are counted when they start, so the count restarts exactly where the driver's does.
+  void MeasureStarted() override {
+    totals_.ops = 0;
+    io_at_measure_start_ = {};
+    for (const auto& m : methods_) io_at_measure_start_ += m->counters();
   }
 
  protected:
@@ -60,9 +68,9 @@ class FileWorkerBase : public Worker {
     return outcome;
   }
 
-  // Scans: counts a finished op and notes when the first full pass ended.
+  // Scans: counts a finished read and notes when the first full pass ended.
   void CountScanOp(uint64_t pass_ops) {
-    if (++totals_.ops == pass_ops && totals_.first_pass_ns == 0) {
+    if (++scanned_ == pass_ops && totals_.first_pass_ns == 0) {
       totals_.first_pass_ns = std::max<uint64_t>(1, measure::Clock::Default().NowNs() - shared_.start_ns);
     }
   }
@@ -88,6 +96,8 @@ class FileWorkerBase : public Worker {
   std::vector<std::unique_ptr<io::ReadMethod>> methods_;
   BlockVerifier verifier_;
   WorkerTotals totals_;
+  io::IoCounters io_at_measure_start_;
+  uint64_t scanned_ = 0;  // scan reads finished since the run began, warm-up included
 };
 
 // randread, and seqread with several block reads in flight.
@@ -157,10 +167,12 @@ class BlockWorker final : public FileWorkerBase {
     io::Completion c;
     StatusOr<io::SubmitResult> res = method_->Submit(r, &c);
     if (!res.ok()) {
+      ++totals_.ops;
       *out = Completion{tag, 0, Fail(res.status(), kErrorIo), 0};
       return SubmitResult::kCompleted;
     }
     if (*res == io::SubmitResult::kBusy) return SubmitResult::kBusy;
+    ++totals_.ops;
     if (!dist_) Advance();
     if (*res == io::SubmitResult::kQueued) return SubmitResult::kQueued;
     *out = Finish(c);
@@ -188,9 +200,7 @@ class BlockWorker final : public FileWorkerBase {
   Completion Finish(const io::Completion& c) {
     const uint32_t outcome =
         Check(*method_, c, static_cast<uint32_t>(c.file), bufs_[static_cast<unsigned>(c.tag % depth_)]);
-    if (dist_) {
-      ++totals_.ops;
-    } else {
+    if (!dist_) {
       totals_.scans = true;
       CountScanOp(pass_ops_);
     }
@@ -266,6 +276,7 @@ class ScanWorker final : public FileWorkerBase {
 
  private:
   SubmitResult Done(uint64_t tag, uint32_t outcome, uint64_t bytes, Completion* out) {
+    ++totals_.ops;
     *out = Completion{tag, 0, outcome, bytes};
     return SubmitResult::kCompleted;
   }

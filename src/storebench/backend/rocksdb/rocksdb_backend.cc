@@ -85,12 +85,16 @@ class RocksdbBackend final : public Backend {
 
   Status BeforeRun() override {
     state_.ResetTotals();
-    if (statistics_) statistics_->Reset();
-    prev_stall_micros_ = 0;
     intervals_ = 0;
     intervals_stopped_ = 0;
     intervals_delayed_ = 0;
     return Status::Ok();
+  }
+
+  // RocksDB's statistics then cover the measured window, as the workers' counters do.
+  void MeasureStarted() override {
+    if (statistics_) statistics_->Reset();
+    prev_stall_micros_ = 0;
   }
 
   nlohmann::json IntervalSnapshot() override {
@@ -173,7 +177,7 @@ class RocksdbBackend final : public Backend {
                               has_manifest_ ? "the manifest" : "the flags"));
     uint64_t reads = t.found + t.not_found;
     if (reads)
-      out.push_back(fmt::format("rocksdb: {:.1f}% of the keys read were found ({} of {}, warm-up included), {} not found",
+      out.push_back(fmt::format("rocksdb: {:.1f}% of the keys read were found ({} of {}), {} not found",
                                 100.0 * static_cast<double>(t.found) / static_cast<double>(reads), t.found, reads,
                                 t.not_found));
     if (t.errors) out.push_back(fmt::format("rocksdb: {} ops failed (see totals.outcomes)", t.errors));

@@ -45,7 +45,7 @@ measure::RecorderLayout WorkloadLayout(Workload w);
 
 // What workers add up over a run, folded in when each worker ends.
 struct RunTotals {
-  // Every read a worker did, warm-up included (as db_bench counts all its reads).
+  // Reads in the measured window (the warm-up is left out).
   uint64_t found = 0;      // keys read that exist (Get, each MultiGet key, valid Seek)
   uint64_t not_found = 0;  // keys read that do not
   uint64_t errors = 0;

@@ -50,6 +50,19 @@ OpTotals& OpTotals::operator+=(const OpTotals& o) {
   return *this;
 }
 
+OpTotals OpTotals::operator-(const OpTotals& o) const {
+  OpTotals d;
+  d.ops = ops - o.ops, d.errors = errors - o.errors, d.requested_read_bytes = requested_read_bytes - o.requested_read_bytes;
+  d.points = points - o.points;
+  d.io = io - o.io;
+  return d;
+}
+
+void RunAccounting::MeasureStarted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  proc_before_ = io::ReadProcIo();
+}
+
 void RunAccounting::Begin(const Dataset& dataset) {
   std::lock_guard<std::mutex> lock(mu_);
   update_ = {}, fetch_ = {};
@@ -96,7 +109,7 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const WhisperOptions&
   std::lock_guard<std::mutex> lock(mu_);
   const OpTotals all = All();
   nlohmann::json io = {
-      {"scope", "BeforeRun to AfterRun: warm-up included, the cache-state pass excluded"},
+      {"scope", "the measured window: warm-up and cache-state pass excluded; cache.before is taken before the warm-up"},
       {"ops", all.ops},
       {"requested_bytes", all.requested_read_bytes},
       {"transferred_bytes", all.io.bytes_read},

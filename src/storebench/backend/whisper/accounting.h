@@ -7,7 +7,7 @@
 // Workers keep their counters while they run and hand them over once, in
 // AddWorker(), when they are destroyed (before AfterRun), so the hot path
 // shares nothing.
-// Thread-safety: AddWorker() may be called from any thread; Begin(), End(),
+// Thread-safety: AddWorker() and MeasureStarted() may be called from any thread; Begin(), End(),
 // Json() and Lines() from the main thread only, not while workers run.
 #pragma once
 
@@ -28,13 +28,14 @@ namespace storebench::backend::wsp {
 
 // The cost of one kind of op (update or fetch) summed over ops.
 struct OpTotals {
-  uint64_t ops = 0;     // warm-up included, as the counters are
+  uint64_t ops = 0;
   uint64_t errors = 0;
   uint64_t requested_read_bytes = 0;  // what whisper's algorithm asked to read
   uint64_t points = 0;                // updates: points given to update_many
   whisper::IoCounters io;             // syscalls and the bytes they moved
 
   OpTotals& operator+=(const OpTotals& o);
+  OpTotals operator-(const OpTotals& o) const;
 };
 
 // What one worker did, handed over when it finishes.
@@ -48,6 +49,9 @@ class RunAccounting {
  public:
   // Resets the totals and snapshots /proc/self/io and the residency (after the cache state was applied).
   void Begin(const Dataset& dataset);
+  // When the warm-up ends: snapshots /proc/self/io again, so their deltas cover the
+  // measured window only (the workers' own counters restart at the same point).
+  void MeasureStarted();
   // Snapshots again; returns the first failure a worker reported (it fails the run).
   Status End(const Dataset& dataset);
   void AddWorker(const WorkerTotals& totals);

@@ -64,6 +64,8 @@ class WhisperBackend final : public Backend {
     return Status::Ok();
   }
 
+  void MeasureStarted() override { accounting_.MeasureStarted(); }
+
   Status AfterRun() override { return accounting_.End(shared_.dataset); }
 
   nlohmann::json Results() const override { return accounting_.Json(shared_.dataset, shared_.options); }

@@ -27,7 +27,15 @@ class WhisperWorker final : public Worker {
     totals_.last_now = d_.start;
   }
 
-  ~WhisperWorker() override { shared_.accounting->AddWorker(totals_); }
+  ~WhisperWorker() override {
+    // The simulated clock runs on the whole run's update count; the results cover the measured window.
+    WorkerTotals measured = totals_;
+    measured.update = totals_.update - at_measure_start_.update;
+    measured.fetch = totals_.fetch - at_measure_start_.fetch;
+    shared_.accounting->AddWorker(measured);
+  }
+
+  void MeasureStarted() override { at_measure_start_ = totals_; }
 
   Status Init() {
     const uint64_t owned = (d_.metrics - self_ + stride_ - 1) / stride_;
@@ -115,6 +123,7 @@ class WhisperWorker final : public Worker {
   std::vector<int64_t> next_;      // per owned metric: the interval its next flush starts at
   std::vector<whisper::TimedValue> points_;
   WorkerTotals totals_;
+  WorkerTotals at_measure_start_;
 };
 
 }  // namespace
