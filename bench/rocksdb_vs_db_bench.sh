@@ -119,6 +119,13 @@ for t in threads:
           f"{d['p99']:>7.1f}/{s['p99']:<7.1f} {s['p99'] / d['p99']:>6.2f} | "
           f"{d['p999']:>8.1f}/{s['p999']:<8.1f} {s['p999'] / d['p999']:>6.2f} | "
           f"{100 * d['found']:>5.1f}%/{100 * s['found']:<5.1f}%")
+# Runs of one round and thread count are adjacent in time, so their ratio cancels
+# most of the machine's drift between rounds; its median is the steadier figure.
+print(f"\n== paired: storebench / db_bench ops/s within each round (adjacent runs)")
+print(f"{'thr':>4} {'median':>7} {'min':>6} {'max':>6}   per round")
+for t in threads:
+    rs = [s["ops"] / d["ops"] for s, d in zip(rows[("storebench", t)], rows[("db_bench", t)])]
+    print(f"{t:>4} {statistics.median(rs):>7.3f} {min(rs):>6.3f} {max(rs):>6.3f}   " + " ".join(f"{x:.3f}" for x in rs))
 print("\ndb_bench's found ratio is one thread's: its Stats::Merge keeps a single thread's message, so at\n"
       "T threads it covers about 1/T of the reads; storebench's counts every read of every worker.")
 print(f"raw outputs: {out}")

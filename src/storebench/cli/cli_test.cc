@@ -65,6 +65,7 @@ TEST_F(Cli, BadInputGivesOneLineNamingTheFlagAndExitTwo) {
       {"run --ops 1.5", "--ops"},
       {"run", "--duration"},
       {"run --duration 1s --json /nonexistent/dir/r.json", "--json"},
+      {"run --duration 1s --block-size 4k", "--block-size"},  // an option of another backend
   };
   for (const auto& [args, flag] : cases) {
     Outcome o = Run(args + (args.find("--json") == std::string::npos ? " --json " + json.string() : ""));
@@ -84,6 +85,9 @@ TEST_F(Cli, HelpForEverySubcommand) {
   Outcome o = Run("run --help");
   EXPECT_NE(o.out.find("--schedule"), std::string::npos);
   EXPECT_NE(o.out.find("--service-time"), std::string::npos);
+  // An option several backends own shows each one's default, not the first one's.
+  EXPECT_NE(o.out.find("[file: 8k]"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("[whisper: 0]"), std::string::npos) << o.out;
 }
 
 TEST_F(Cli, SigintStillWritesValidResults) {

@@ -5,7 +5,11 @@
 
 #include <cstdio>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "storebench/base/units.h"
 #include "storebench/driver/runner.h"
@@ -15,32 +19,64 @@
 namespace storebench::cli {
 namespace {
 
+// Every backend's options, each name once. An option several backends own
+// (--data, --workload, --buffer, …) is listed once with each owner's meaning
+// and default, since the default that applies is the chosen backend's.
 void AddBackendOptions(CLI::App* app, RunFlags* flags) {
-  std::set<std::string> seen;
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::pair<std::string, const backend::OptionSpec*>>> owners;
   for (const backend::BackendInfo& info : backend::Backends()) {
     for (const backend::OptionSpec& spec : info.options) {
-      if (!seen.insert(spec.name).second) continue;
-      std::string group = "Backend '" + info.name + "'";
-      std::string name = "--" + spec.name;
-      if (spec.is_flag) {
-        app->add_flag_callback(name, [flags, n = spec.name] { flags->backend_options[n] = "1"; }, spec.help)
-            ->group(group);
-      } else {
-        auto* opt = app->add_option_function<std::string>(
-            name, [flags, n = spec.name](const std::string& v) { flags->backend_options[n] = v; }, spec.help);
-        opt->group(group);
-        if (!spec.default_value.empty()) opt->default_str(spec.default_value);
+      auto& o = owners[spec.name];
+      if (o.empty()) order.push_back(spec.name);
+      o.emplace_back(info.name, &spec);
+    }
+  }
+  for (const std::string& n : order) {
+    const auto& o = owners[n];
+    const backend::OptionSpec& first = *o.front().second;
+    std::string group = "Backend '" + o.front().first + "'";
+    std::string help = first.help;
+    std::string default_value = first.default_value;
+    if (o.size() > 1) {
+      group = "Options of several backends (the chosen backend's default applies)";
+      help.clear();
+      for (const auto& [backend_name, spec] : o) {
+        if (!help.empty()) help += "\n";
+        help += spec->help;
+        if (!spec->default_value.empty()) help += fmt::format(" [{}: {}]", backend_name, spec->default_value);
       }
+      default_value.clear();
+    }
+    const std::string name = "--" + n;
+    if (first.is_flag) {
+      app->add_flag_callback(name, [flags, n] { flags->backend_options[n] = "1"; }, help)->group(group);
+    } else {
+      auto* opt = app->add_option_function<std::string>(
+          name, [flags, n](const std::string& v) { flags->backend_options[n] = v; }, help);
+      opt->group(group);
+      if (!default_value.empty()) opt->default_str(default_value);
     }
   }
 }
 
-// Defaults of the chosen backend's options, then what was given.
-backend::OptionValues WithDefaults(const backend::BackendInfo& info, const backend::OptionValues& given) {
+// Defaults of the chosen backend's options, then what was given; an option
+// of another backend is refused rather than silently ignored.
+StatusOr<backend::OptionValues> WithDefaults(const backend::BackendInfo& info, const backend::OptionValues& given) {
   backend::OptionValues out;
   for (const auto& spec : info.options)
     if (!spec.default_value.empty()) out[spec.name] = spec.default_value;
-  for (const auto& [k, v] : given) out[k] = v;
+  for (const auto& [k, v] : given) {
+    bool owned = false;
+    for (const auto& spec : info.options) owned = owned || spec.name == k;
+    if (!owned) {
+      std::vector<std::string> names;
+      for (const auto& spec : info.options) names.push_back("--" + spec.name);
+      return Status::InvalidArgument(fmt::format("--{}: not an option of backend '{}' (its options: {})", k, info.name,
+                                                 names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+    }
+    out[k] = v;
+  }
   return out;
 }
 
@@ -218,7 +254,9 @@ int ExecutePrepare(const RunFlags& f) {
     return ReportError(Status::InvalidArgument(fmt::format("--backend: '{}' has no data set to prepare", f.backend)));
   backend::CommonOptions common;
   common.seed = f.seed;
-  auto b = info->create(WithDefaults(*info, f.backend_options), common);
+  auto options = WithDefaults(*info, f.backend_options);
+  if (!options.ok()) return ReportError(options.status());
+  auto b = info->create(*options, common);
   if (!b.ok()) return ReportError(b.status());
   Status s = (*b)->Prepare();
   if (!s.ok()) return ReportError(s);
@@ -327,7 +365,9 @@ int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const st
   common.seed = f.seed;
   common.threads = config->total_threads();
   common.queue_depth = f.iodepth;
-  backend::OptionValues options = WithDefaults(*info, f.backend_options);
+  auto with_defaults = WithDefaults(*info, f.backend_options);
+  if (!with_defaults.ok()) return ReportError(with_defaults.status());
+  const backend::OptionValues& options = *with_defaults;
   auto made = info->create(options, common);
   if (!made.ok()) return ReportError(made.status());
   backend::Backend& b = **made;
