@@ -76,4 +76,9 @@ print(f"{'case':28} {'storebench IOPS':>16} {'fio IOPS':>12} {'ratio':>7}   (med
 for name, t in rows.items():
     s, f = statistics.median(t['sb']), statistics.median(t['fio'])
     print(f"{name:28} {s:16,.0f} {f:12,.0f} {s/f:7.3f}")
+# The two runs of one round are adjacent in time: their ratio cancels most of the drift between rounds.
+print(f"\n{'case':28} {'paired ratio':>12} {'min':>6} {'max':>6}   (storebench / fio within each round)")
+for name, t in rows.items():
+    rs = [s / f for s, f in zip(t['sb'], t['fio'])]
+    print(f"{name:28} {statistics.median(rs):12.3f} {min(rs):6.3f} {max(rs):6.3f}")
 PY
