@@ -66,6 +66,8 @@ TEST_F(Cli, BadInputGivesOneLineNamingTheFlagAndExitTwo) {
       {"run", "--duration"},
       {"run --duration 1s --json /nonexistent/dir/r.json", "--json"},
       {"run --duration 1s --block-size 4k", "--block-size"},  // an option of another backend
+      {"run --duration 1s --max-errors few", "--max-errors"},
+      {"run --duration 1s --fail-every -1", "--fail-every"},
   };
   for (const auto& [args, flag] : cases) {
     Outcome o = Run(args + (args.find("--json") == std::string::npos ? " --json " + json.string() : ""));
@@ -74,6 +76,26 @@ TEST_F(Cli, BadInputGivesOneLineNamingTheFlagAndExitTwo) {
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << " -> " << o.err;
     EXPECT_FALSE(fs::exists(json)) << args;
   }
+}
+
+TEST_F(Cli, MaxErrorsStopsTheRunWritesResultsAndExitsOne) {
+  auto json = dir_ / "errors.json";
+  Outcome o = Run("run --fail-every 5 --max-errors 100 --duration 60s --quiet --json " + json.string());
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.err.find("--max-errors"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  ASSERT_TRUE(fs::exists(json));
+  auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_TRUE(doc["totals"]["stopped_on_errors"].get<bool>());
+  EXPECT_GE(doc["totals"]["errors"].get<uint64_t>(), 100u);
+  EXPECT_EQ(doc["totals"]["outcomes"]["error"], doc["totals"]["errors"]);
+  EXPECT_EQ(doc["config"]["max_errors"], "100");
+  // By default failures are counted and the run goes on.
+  o = Run("run --fail-every 5 --ops 1000 --quiet --json " + json.string());
+  EXPECT_EQ(o.code, 0) << o.err;
+  doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_FALSE(doc["totals"]["stopped_on_errors"].get<bool>());
+  EXPECT_EQ(doc["totals"]["errors"], 200);
 }
 
 TEST_F(Cli, HelpForEverySubcommand) {

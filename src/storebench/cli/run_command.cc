@@ -80,6 +80,13 @@ StatusOr<backend::OptionValues> WithDefaults(const backend::BackendInfo& info, c
   return out;
 }
 
+// Why a run that --max-errors ended failed, once its results are written.
+Status StoppedOnErrors(const driver::RunResult& r) {
+  return Status::IOError(fmt::format("--max-errors: the run stopped after {} failed ops; the results measured so far "
+                                     "are written (see totals.outcomes)",
+                                     r.total ? r.total->errors() : 0));
+}
+
 // Fails early, before the run, when an output file cannot be written.
 Status CheckWritable(const std::string& path, const char* flag) {
   if (path.empty()) return Status::Ok();
@@ -141,7 +148,7 @@ StatusOr<driver::WorkerGroup> ParseClass(const std::string& text, const RunFlags
 
 nlohmann::json ConfigJson(const RunFlags& f, const backend::OptionValues& backend_options) {
   nlohmann::json j = {{"backend", f.backend}, {"threads", f.threads},     {"iodepth", f.iodepth},
-                      {"duration", f.duration}, {"ops", f.ops},           {"warmup", f.warmup},
+                      {"duration", f.duration}, {"ops", f.ops},           {"warmup", f.warmup}, {"max_errors", f.max_errors},
                       {"schedule", f.schedule}, {"interval", f.interval}, {"seed", f.seed},
                       {"histogram_digits", f.histogram_digits}};
   if (!f.classes.empty()) j["classes"] = f.classes;
@@ -167,6 +174,9 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--iodepth", f->iodepth, "ops in flight per worker (async backends)")->capture_default_str();
   app->add_option("--duration", f->duration, "measured time after warm-up, e.g. 10s, 2m");
   app->add_option("--ops", f->ops, "measured ops in total (split over the threads), e.g. 1M");
+  app->add_option("--max-errors", f->max_errors,
+                  "end the run once this many measured ops have failed (exit 1, results written); 0 = never")
+      ->default_str("0");
   app->add_option("--warmup", f->warmup, "time before measuring, excluded from results, e.g. 2s")
       ->capture_default_str();
   app->add_option("--schedule", f->schedule,
@@ -212,6 +222,9 @@ StatusOr<driver::RunConfig> BuildRunConfig(const RunFlags& f) {
     if (*n == 0) return Status::InvalidArgument("--ops: must be positive, e.g. 100000");
     ops = *n;
   }
+  auto max_errors = ParseCount(f.max_errors, "--max-errors");
+  if (!max_errors.ok()) return max_errors.status();
+  c.max_errors = *max_errors;
   auto w = ParseDurationNs(f.warmup, "--warmup");
   if (!w.ok()) return w.status();
   c.warmup_ns = *w;
@@ -390,7 +403,7 @@ int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const st
                      {"fraction", two_phase->fraction},
                      {"target_ops_per_sec", rate},
                      {"phase1", phase1}};
-    if (p1->result.interrupted || !(rate > 0)) {
+    if (p1->result.interrupted || p1->result.stopped_on_errors || !(rate > 0)) {
       // Nothing more to run: keep phase 1 as the result.
       auto it = options.find("data");
       nlohmann::json doc = report::BuildRunJson(p1->result, ConfigJson(f, options),
@@ -399,8 +412,10 @@ int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const st
       doc["two_phase"] = two_phase_doc;
       if (!f.json_path.empty())
         if (Status s = report::WriteFileAtomically(f.json_path, doc.dump(1) + "\n"); !s.ok()) return ReportError(s);
-      return p1->result.interrupted ? kExitInterrupted
-                                    : ReportError(Status::IOError("--two-phase: phase 1 completed no ops"));
+      if (p1->result.interrupted) return kExitInterrupted;
+      return ReportError(p1->result.stopped_on_errors
+                             ? StoppedOnErrors(p1->result)
+                             : Status::IOError("--two-phase: phase 1 completed no ops"));
     }
     config->groups[0].schedule.kind = driver::ScheduleSpec::Kind::kConstant;
     config->groups[0].schedule.rate = rate;
@@ -428,7 +443,8 @@ int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const st
     if (Status s = report::WriteFileAtomically(f.csv_path, report::IntervalCsv(result)); !s.ok())
       return ReportError(s);
   }
-  return result.interrupted ? kExitInterrupted : kExitOk;
+  if (result.interrupted) return kExitInterrupted;
+  return result.stopped_on_errors ? ReportError(StoppedOnErrors(result)) : kExitOk;
 }
 
 }  // namespace storebench::cli

@@ -23,6 +23,7 @@ struct RunFlags {
   std::string duration;
   std::string ops;
   std::string warmup = "0";
+  std::string max_errors = "0";  // failed ops that end the run; 0 = never
   std::string schedule;  // empty = closed, or what the backend's workload implies
   std::string two_phase;
   std::string json_path;

@@ -32,6 +32,8 @@ struct RunConfig {
   uint64_t seed = 1;
   // In-flight ops still running this long after the end are counted as unfinished.
   uint64_t drain_timeout_ns = 10'000'000'000;
+  // Stop the run once this many measured ops have failed (an "error:" outcome); 0 = never.
+  uint64_t max_errors = 0;
   measure::HistogramOptions histogram;
 
   int total_threads() const {

@@ -60,7 +60,11 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   if (!stop) stop = &kNeverStop;
 
   RunResult result;
+  std::atomic<bool> halt{false};       // --max-errors reached
+  std::atomic<uint64_t> failed{0};
   measure::RecorderLayout base = backend.Layout();
+  std::vector<char> error_outcomes;
+  for (size_t o = 0; o < base.outcomes.size(); ++o) error_outcomes.push_back(base.IsError(o) ? 1 : 0);
   result.layout = base;
   result.layout.histogram = config.histogram;
   result.layout.kinds.clear();
@@ -100,6 +104,10 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       a.progress = progress_state.back().get();
       a.timing = &timing;
       a.stop = stop;
+      a.halt = &halt;
+      a.failed = &failed;
+      a.max_errors = config.max_errors;
+      a.error_outcomes = &error_outcomes;
       a.ops_limit = g.ops ? g.ops / g.threads + (static_cast<uint64_t>(i) < g.ops % g.threads ? 1 : 0) : 0;
       a.queue_depth = g.queue_depth;
       a.kind_offset = result.group_first_kind[gi];
@@ -155,7 +163,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   };
 
   // Warm-up: progress only; nothing is recorded.
-  while (!all_done() && !stop->load() && clock.NowNs() < timing.measure_start_ns) {
+  while (!all_done() && !stop->load() && !halt.load() && clock.NowNs() < timing.measure_start_ns) {
     measure::SleepUntil(clock, std::min(timing.measure_start_ns, clock.NowNs() + config.interval_ns));
     if (progress && clock.NowNs() < timing.measure_start_ns) {
       IntervalStats tick;
@@ -218,10 +226,10 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
 
   for (uint64_t k = 1;; ++k) {
     uint64_t target = timing.measure_start_ns + k * config.interval_ns;
-    while (!all_done() && !stop->load() && clock.NowNs() < target) {
+    while (!all_done() && !stop->load() && !halt.load() && clock.NowNs() < target) {
       measure::SleepUntil(clock, std::min(target, clock.NowNs() + 20'000'000));
     }
-    bool finished = all_done() || stop->load();
+    bool finished = all_done() || stop->load() || halt.load();
     if (finished) break;
     IntervalStats st = collect_interval(clock.NowNs());
     result.intervals.push_back(st);
@@ -238,6 +246,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   Status after = backend.AfterRun();
 
   result.interrupted = stop->load();
+  result.stopped_on_errors = halt.load();
   result.elapsed_s = end > timing.measure_start_ns ? static_cast<double>(end - timing.measure_start_ns) / 1e9 : 0;
   for (int i = 0; i < n; ++i) {
     result.warmup_ops += progress_state[i]->warmup_ops.load();

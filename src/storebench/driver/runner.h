@@ -53,6 +53,7 @@ struct RunResult {
   uint64_t unfinished = 0;   // in flight at the end and not completed within the drain timeout
   uint64_t unstarted = 0;    // open loop: arrivals due before the end that never started
   bool interrupted = false;
+  bool stopped_on_errors = false;  // RunConfig::max_errors failed ops ended the run
   bool open_loop = false;
   double cpu_user_s = 0, cpu_sys_s = 0;
   uint64_t voluntary_switches = 0, involuntary_switches = 0;

@@ -131,6 +131,36 @@ TEST(Runner, MeasureStartedSplitsWarmupAtTheSameOpAsTheDriver) {
   }
 }
 
+// Failures are counted, not fatal, unless max_errors asks: then the run ends
+// soon after that many measured ops failed, with what was measured kept.
+TEST(Runner, MaxErrorsEndsTheRunAndKeepsResults) {
+  for (bool async : {false, true}) {
+    SCOPED_TRACE(async ? "async" : "sync");
+    backend::OptionValues o = {{"fail-every", "10"}};
+    if (async) o["null-async"] = "1";
+    auto b = Null(o);
+    RunConfig c = Config("closed", 2, 60'000'000'000);
+    c.groups[0].queue_depth = async ? 4 : 1;
+    c.max_errors = 500;
+    auto r = RunLoad(*b, c, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(r->stopped_on_errors);
+    EXPECT_FALSE(r->interrupted);
+    // Each worker stops at its next op once the limit is seen: at most one more failure per worker.
+    EXPECT_GE(r->total->errors(), 500u);
+    EXPECT_LE(r->total->errors(), 502u);
+    EXPECT_GE(r->total->ops(), 10 * r->total->errors() - 20);
+    EXPECT_EQ(IntervalOps(*r), r->total->ops());
+    EXPECT_LT(r->elapsed_s, 30.0);
+  }
+  // Without a limit the same failures only count.
+  auto b = Null({{"fail-every", "10"}});
+  auto r = RunLoad(*b, Config("closed", 1, 0, 1000), nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->stopped_on_errors);
+  EXPECT_EQ(r->total->errors(), 100u);
+}
+
 TEST(Runner, AsyncNullBackendCompletesEveryOp) {
   auto b = Null({{"service-time", "spin:50us"}, {"null-async", "1"}});
   RunConfig c = Config("closed", 2, 0, 2000);

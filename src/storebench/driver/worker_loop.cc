@@ -48,10 +48,10 @@ class Loop {
     const Timing& tm = *a_.timing;
     // Every worker starts at the common start instant, so no op runs before the
     // measured window (or the warm-up) begins.
-    while (clock_.NowNs() < tm.start_ns && !a_.stop->load(std::memory_order_relaxed)) WaitUntil(clock_, tm.start_ns);
+    while (clock_.NowNs() < tm.start_ns && !Stopping()) WaitUntil(clock_, tm.start_ns);
     uint64_t next_rel = a_.arrivals ? a_.arrivals->Next() : 0;
     Publish(next_rel);
-    while (!a_.stop->load(std::memory_order_relaxed)) {
+    while (!Stopping()) {
       uint64_t now = clock_.NowNs();
       if (now >= tm.end_ns) break;
       if (a_.ops_limit && counted_ + inflight_ >= a_.ops_limit) {
@@ -124,6 +124,10 @@ class Loop {
     uint64_t start_ns;
   };
 
+  bool Stopping() const {
+    return a_.stop->load(std::memory_order_relaxed) || (a_.halt && a_.halt->load(std::memory_order_relaxed));
+  }
+
   void Publish(uint64_t next_rel) {
     a_.progress->next_intended_ns.store(next_rel == UINT64_MAX ? UINT64_MAX : a_.timing->start_ns + next_rel,
                                         std::memory_order_relaxed);
@@ -143,6 +147,10 @@ class Loop {
     else
       a_.recorder->RecordClosed(a_.kind_offset + c.kind, c.outcome, start, end, c.bytes);
     ++counted_;
+    if (a_.max_errors && c.outcome < a_.error_outcomes->size() && (*a_.error_outcomes)[c.outcome] &&
+        a_.failed->fetch_add(1, std::memory_order_relaxed) + 1 >= a_.max_errors) {
+      a_.halt->store(true, std::memory_order_relaxed);
+    }
   }
 
   size_t Reap(size_t min) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "storebench/backend/backend.h"
 #include "storebench/driver/schedule.h"
@@ -36,7 +37,12 @@ struct WorkerLoopArgs {
   measure::ThreadRecorder* recorder = nullptr;
   WorkerProgress* progress = nullptr;
   const Timing* timing = nullptr;
-  const std::atomic<bool>* stop = nullptr;
+  const std::atomic<bool>* stop = nullptr;  // the caller's (SIGINT)
+  std::atomic<bool>* halt = nullptr;         // the run's own: raised when --max-errors is reached
+  // Failed measured ops across all workers, touched only when an op fails.
+  std::atomic<uint64_t>* failed = nullptr;
+  uint64_t max_errors = 0;                   // 0 = failures never stop the run
+  const std::vector<char>* error_outcomes = nullptr;  // per outcome index: 1 = an error
   uint64_t ops_limit = 0;  // measured ops for this worker; 0 = none
   int queue_depth = 1;
   uint32_t kind_offset = 0;

@@ -70,6 +70,7 @@ nlohmann::json BuildRunJson(const driver::RunResult& r, const nlohmann::json& co
                    {"unfinished", r.unfinished},
                    {"unstarted", r.unstarted},
                    {"interrupted", r.interrupted},
+                   {"stopped_on_errors", r.stopped_on_errors},
                    {"outcomes", OutcomesJson(r.layout, outcomes)}};
   doc["latency"] = {{"response", LatencyJson(total.AllResponse())}, {"service", LatencyJson(total.AllService())}};
   doc["schedule"] = {{"open_loop", r.open_loop}, {"start_lag", LatencyJson(total.start_lag())}};
@@ -142,7 +143,8 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title,
   std::string s = fmt::format("== {} ==\n", title);
   double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
   s += fmt::format("  {} ops in {:.2f} s: {:.0f} ops/s, {} errors{}{}\n", total.ops(), r.elapsed_s, ops_per_sec,
-                   total.errors(), r.interrupted ? " (interrupted)" : "",
+                   total.errors(),
+                   r.interrupted ? " (interrupted)" : (r.stopped_on_errors ? " (stopped: --max-errors reached)" : ""),
                    r.unfinished ? fmt::format(", {} unfinished", r.unfinished) : "");
   auto row = [](const char* name, const measure::Histogram& h) {
     auto p = driver::PercentilesOf(h);

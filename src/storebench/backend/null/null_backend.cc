@@ -46,7 +46,7 @@ class NullWorker : public Worker {
     }
     out->tag = tag;
     out->kind = 0;
-    out->outcome = 0;
+    out->outcome = NextOutcome();
     out->bytes = 0;
     return SubmitResult::kCompleted;
   }
@@ -60,13 +60,19 @@ class NullWorker : public Worker {
         if (n >= min) break;
         SpinUntil(clock_, queue_.front().due_ns);
       }
-      out[n++] = Completion{queue_.front().tag, 0, 0, 0};
+      out[n++] = Completion{queue_.front().tag, 0, NextOutcome(), 0};
       queue_.pop_front();
     }
     return n;
   }
 
  private:
+  // 1 ("error") for every fail_every-th op, else 0 ("ok").
+  uint32_t NextOutcome() {
+    const uint64_t every = shared_->options.fail_every;
+    return every && ++ops_ % every == 0 ? 1u : 0u;
+  }
+
   // Blocks while the current instant lies inside a stall window; returns the time after it.
   uint64_t WaitOutStall() {
     const NullOptions& o = shared_->options;
@@ -88,6 +94,7 @@ class NullWorker : public Worker {
   const Clock& clock_;
   int qd_;
   std::deque<Pending> queue_;
+  uint64_t ops_ = 0;
 };
 
 class NullBackend : public Backend {
@@ -110,7 +117,8 @@ class NullBackend : public Backend {
                                                                      : "sleep"},
               {"stall_ns", o.stall_ns},
               {"stall_period_ns", o.stall_period_ns},
-              {"async", o.async}}}};
+              {"async", o.async},
+              {"fail_every", o.fail_every}}}};
   }
 
  private:
@@ -148,6 +156,12 @@ StatusOr<NullOptions> ParseNullOptions(const OptionValues& values) {
     o.stall_period_ns = *period;
   }
   o.async = get("null-async") == "1";
+  std::string fail = get("fail-every");
+  if (!fail.empty()) {
+    auto n = ParseCount(fail, "--fail-every");
+    if (!n.ok()) return n.status();
+    o.fail_every = *n;
+  }
   return o;
 }
 
@@ -160,6 +174,7 @@ BackendInfo NullBackendInfo() {
       {"service-time", "null: time each op takes: 0, spin:DURATION or sleep:DURATION (e.g. spin:200ns)", "0", false},
       {"stall", "null: pause every worker for PAUSE once per PERIOD, e.g. 100ms/1s (a hiccuping device)", "", false},
       {"null-async", "null: complete ops through the async path (with --iodepth > 1)", "", true},
+      {"fail-every", "null: every Nth op of each worker fails (outcome error), e.g. 100; 0 = none", "0", false},
   };
   info.create = [](const OptionValues& values, const CommonOptions&) -> StatusOr<std::unique_ptr<Backend>> {
     auto o = ParseNullOptions(values);

@@ -19,6 +19,7 @@ struct NullOptions {
   uint64_t stall_ns = 0;         // 0 = no stalls
   uint64_t stall_period_ns = 0;  // a stall of stall_ns ends every period
   bool async = false;
+  uint64_t fail_every = 0;       // every Nth op of a worker fails (outcome "error"); 0 = none
 };
 StatusOr<NullOptions> ParseNullOptions(const OptionValues& values);
 
