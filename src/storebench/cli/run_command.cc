@@ -80,6 +80,19 @@ StatusOr<backend::OptionValues> WithDefaults(const backend::BackendInfo& info, c
   return out;
 }
 
+// --backend names no backend of this binary; a known one left out of the build says why.
+Status UnknownBackend(const std::string& name) {
+  std::string names;
+  for (const auto& b : backend::Backends()) names += (names.empty() ? "" : ", ") + b.name;
+  if (name == "rocksdb") {
+    return Status::InvalidArgument(fmt::format(
+        "--backend: 'rocksdb' is not in this binary: librocksdb-dev was missing when it was built (apt-get install "
+        "librocksdb-dev, then rebuild); this binary has: {}",
+        names));
+  }
+  return Status::InvalidArgument(fmt::format("--backend: unknown backend '{}'; expected one of: {}", name, names));
+}
+
 // Why a run that --max-errors ended failed, once its results are written.
 Status StoppedOnErrors(const driver::RunResult& r) {
   return Status::IOError(fmt::format("--max-errors: the run stopped after {} failed ops; the results measured so far "
@@ -262,7 +275,7 @@ StatusOr<driver::RunConfig> BuildRunConfig(const RunFlags& f) {
 
 int ExecutePrepare(const RunFlags& f) {
   const backend::BackendInfo* info = backend::FindBackend(f.backend);
-  if (!info) return ReportError(Status::InvalidArgument(fmt::format("--backend: unknown backend '{}'", f.backend)));
+  if (!info) return ReportError(UnknownBackend(f.backend));
   if (!(info->capabilities & backend::kCanPrepare))
     return ReportError(Status::InvalidArgument(fmt::format("--backend: '{}' has no data set to prepare", f.backend)));
   backend::CommonOptions common;
@@ -358,12 +371,7 @@ StatusOr<Phase> RunPhase(backend::Backend& b, const driver::RunConfig& config, c
 
 int ExecuteRun(const RunFlags& f, const std::vector<std::string>& argv, const std::atomic<bool>* stop) {
   const backend::BackendInfo* info = backend::FindBackend(f.backend);
-  if (!info) {
-    std::string names;
-    for (const auto& b : backend::Backends()) names += (names.empty() ? "" : ", ") + b.name;
-    return ReportError(
-        Status::InvalidArgument(fmt::format("--backend: unknown backend '{}'; expected one of: {}", f.backend, names)));
-  }
+  if (!info) return ReportError(UnknownBackend(f.backend));
   auto config = BuildRunConfig(f);
   if (!config.ok()) return ReportError(config.status());
   auto two_phase = ParseTwoPhase(f.two_phase);

@@ -36,7 +36,7 @@ void Pair(uint64_t* ticks, uint64_t* ns) {
 
 double Measure(uint64_t t0, uint64_t n0, std::chrono::milliseconds span) {
   std::this_thread::sleep_for(span);
-  uint64_t t1, n1;
+  uint64_t t1 = 0, n1 = 0;
   Pair(&t1, &n1);
   return static_cast<double>(n1 - n0) / static_cast<double>(t1 - t0);
 }
@@ -47,10 +47,10 @@ double Measure(uint64_t t0, uint64_t n0, std::chrono::milliseconds span) {
 Clock::Clock(bool force_monotonic) {
 #if defined(__x86_64__)
   if (force_monotonic || !HasInvariantTsc()) return;
-  uint64_t t0, n0;
+  uint64_t t0 = 0, n0 = 0;
   Pair(&t0, &n0);
   double first = Measure(t0, n0, std::chrono::milliseconds(25));
-  uint64_t t1, n1;
+  uint64_t t1 = 0, n1 = 0;
   Pair(&t1, &n1);
   double second = Measure(t1, n1, std::chrono::milliseconds(25));
   if (!(first > 0) || !(second > 0)) return;
