@@ -65,7 +65,8 @@ Status Histogram::Merge(const Histogram& other) {
         highest_trackable_, other.options_.significant_digits, other.highest_trackable_));
   }
   if (other.total_ == 0) return Status::Ok();
-  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  for (size_t i = other.IndexOf(other.min_), last = other.IndexOf(other.max_); i <= last; ++i)
+    counts_[i] += other.counts_[i];
   total_ += other.total_;
   saturated_ += other.saturated_;
   sum_ += other.sum_;
@@ -76,7 +77,8 @@ Status Histogram::Merge(const Histogram& other) {
 
 void Histogram::Reset() {
   if (total_ == 0) return;
-  std::fill(counts_.begin(), counts_.end(), 0);
+  std::fill(counts_.begin() + static_cast<ptrdiff_t>(IndexOf(min_)),
+            counts_.begin() + static_cast<ptrdiff_t>(IndexOf(max_)) + 1, 0);
   total_ = 0;
   saturated_ = 0;
   sum_ = 0;
@@ -102,7 +104,7 @@ uint64_t Histogram::ValueAtPercentile(double p) const {
   uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total_)));
   rank = std::clamp<uint64_t>(rank, 1, total_);
   uint64_t seen = 0;
-  for (size_t i = 0; i < counts_.size(); ++i) {
+  for (size_t i = IndexOf(min_), last = IndexOf(max_); i <= last; ++i) {
     seen += counts_[i];
     if (seen >= rank) {
       uint64_t v = HighestEquivalent(ValueFromIndex(i));
@@ -113,9 +115,10 @@ uint64_t Histogram::ValueAtPercentile(double p) const {
 }
 
 uint64_t Histogram::CountAtOrBelow(uint64_t value) const {
-  size_t last = IndexOf(std::min(value, highest_trackable_));
+  if (total_ == 0) return 0;
+  size_t last = std::min(IndexOf(std::min(value, highest_trackable_)), IndexOf(max_));
   uint64_t n = 0;
-  for (size_t i = 0; i <= last; ++i) n += counts_[i];
+  for (size_t i = IndexOf(min_); i <= last; ++i) n += counts_[i];
   return n;
 }
 
@@ -185,8 +188,14 @@ StatusOr<Histogram> Histogram::Decode(std::string_view text) {
     }
   }
   if (idx != h.counts_.size()) return bad("bucket count mismatch");
+  if (h.total_) {
+    // min and max bound the non-empty buckets (the span every scan relies on).
+    if (mn > mx || mx > h.highest_trackable_) return bad("min/max out of range");
+    for (size_t i = 0; i < h.counts_.size(); ++i)
+      if (h.counts_[i] && (i < h.IndexOf(mn) || i > h.IndexOf(mx))) return bad("min/max disagree with the buckets");
+  }
   h.min_ = h.total_ ? mn : UINT64_MAX;
-  h.max_ = mx;
+  h.max_ = h.total_ ? mx : 0;
   h.sum_ = sum;
   h.saturated_ = sat;
   return h;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace storebench::measure {
@@ -167,6 +168,45 @@ TEST(Histogram, DecodeRejectsGarbage) {
   std::string text = big.Encode();
   std::string small = "hlog1:3:1000" + text.substr(text.find(':', 8));
   EXPECT_FALSE(Histogram::Decode(small).ok());
+}
+
+// Scans cover only the buckets between min and max: a decoded histogram whose
+// min/max do not bound its buckets is refused rather than scanned wrongly.
+TEST(Histogram, DecodeRejectsMinMaxThatDisagreeWithTheBuckets) {
+  Histogram h;
+  for (uint64_t v = 1000; v <= 2000; v += 10) h.Record(v);
+  const std::string text = h.Encode();
+  ASSERT_TRUE(Histogram::Decode(text).ok());
+  auto with = [&](const std::string& min, const std::string& max) {
+    // hlog1:digits:highest:min:max:sum:saturated:payload
+    std::vector<std::string> f;
+    size_t start = 0;
+    for (int i = 0; i < 7; ++i) {
+      size_t colon = text.find(':', start);
+      f.push_back(text.substr(start, colon - start));
+      start = colon + 1;
+    }
+    return f[0] + ":" + f[1] + ":" + f[2] + ":" + min + ":" + max + ":" + f[5] + ":" + f[6] + ":" + text.substr(start);
+  };
+  EXPECT_TRUE(Histogram::Decode(with("1000", "2000")).ok());
+  EXPECT_FALSE(Histogram::Decode(with("1500", "2000")).ok());
+  EXPECT_FALSE(Histogram::Decode(with("1000", "1200")).ok());
+  EXPECT_FALSE(Histogram::Decode(with("2000", "1000")).ok());
+}
+
+TEST(Histogram, ResetAndMergeCoverTheWholeRecordedSpan) {
+  Histogram h;
+  for (uint64_t v : {uint64_t{1}, uint64_t{123'456}, uint64_t{5'000'000'000'000}, uint64_t{999}}) h.Record(v);
+  Histogram sum;
+  ASSERT_TRUE(sum.Merge(h).ok());
+  EXPECT_EQ(sum.Encode(), h.Encode());
+  h.Reset();
+  EXPECT_EQ(h.Encode(), Histogram().Encode());
+  h.Record(42);
+  EXPECT_EQ(h.count(), 1u);
+  EXPECT_EQ(h.ValueAtPercentile(100), 42u);
+  EXPECT_EQ(h.CountAtOrBelow(41), 0u);
+  EXPECT_EQ(h.CountAtOrBelow(UINT64_MAX), 1u);
 }
 
 }  // namespace
