@@ -6,44 +6,23 @@
 #include "storebench/base/units.h"
 
 namespace storebench::backend::file {
-namespace {
-
-nlohmann::json Ratio(uint64_t num, uint64_t den) {
-  if (den == 0) return nullptr;
-  return static_cast<double>(num) / static_cast<double>(den);
-}
-
-}  // namespace
 
 void RunAccounting::Begin(const Dataset& dataset) {
   std::lock_guard<std::mutex> lock(mu_);
   io_ = {};
   groups_.clear();
   first_error_ = Status::Ok();
-  before_ = io::MeasureResidency(dataset.paths);
-  proc_before_ = io::ReadProcIo();
-  StatusOr<io::ResourceUsage> ru = io::ReadResourceUsage();
-  rusage_before_ = ru.ok() ? *ru : io::ResourceUsage{};
+  window_.Begin(dataset.paths);
 }
 
 void RunAccounting::MeasureStarted() {
   std::lock_guard<std::mutex> lock(mu_);
-  proc_before_ = io::ReadProcIo();
-  StatusOr<io::ResourceUsage> ru = io::ReadResourceUsage();
-  rusage_before_ = ru.ok() ? *ru : io::ResourceUsage{};
+  window_.MeasureStarted();
 }
 
 Status RunAccounting::End(const Dataset& dataset) {
   std::lock_guard<std::mutex> lock(mu_);
-  StatusOr<io::ResourceUsage> ru = io::ReadResourceUsage();
-  rusage_delta_ = ru.ok() ? *ru - rusage_before_ : io::ResourceUsage{};
-  StatusOr<io::ProcIo> proc = io::ReadProcIo();
-  if (proc.ok() && proc_before_.ok()) {
-    proc_delta_ = *proc - *proc_before_;
-  } else {
-    proc_delta_ = proc.ok() ? proc_before_.status() : proc.status();
-  }
-  after_ = io::MeasureResidency(dataset.paths);
+  window_.End(dataset.paths);
   return first_error_;
 }
 
@@ -68,8 +47,8 @@ uint64_t RunAccounting::Ops() const {
 }
 
 double RunAccounting::ReadAmplification() const {
-  if (!proc_delta_.ok() || io_.bytes_requested == 0) return -1;
-  return static_cast<double>(proc_delta_.value().read_bytes) / static_cast<double>(io_.bytes_requested);
+  if (!window_.proc_delta().ok() || io_.bytes_requested == 0) return -1;
+  return static_cast<double>(window_.proc_delta().value().read_bytes) / static_cast<double>(io_.bytes_requested);
 }
 
 nlohmann::json RunAccounting::Json(const Dataset& dataset, const FileOptions& o) const {
@@ -80,7 +59,7 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const FileOptions& o)
     if (io_.syscalls[k] != 0) by_kind[std::string(io::SyscallName(static_cast<io::Syscall>(k)))] = io_.syscalls[k];
   }
   nlohmann::json io = {
-      {"scope", "the measured window: warm-up and cache-state pass excluded; cache.before is taken before the warm-up"},
+      {"scope", RunWindow::kScope},
       {"ops", ops},
       {"reads", io_.requests},
       {"requested_bytes", io_.bytes_requested},
@@ -96,23 +75,7 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const FileOptions& o)
       {"errors", io_.errors},
       {"syscall_amplification", Ratio(io_.bytes_transferred, io_.bytes_requested)},
   };
-  if (proc_delta_.ok()) {
-    io["rchar_bytes"] = proc_delta_.value().rchar;
-    io["syscr"] = proc_delta_.value().syscr;
-    io["device_read_bytes"] = proc_delta_.value().read_bytes;
-    io["read_amplification"] = Ratio(proc_delta_.value().read_bytes, io_.bytes_requested);
-    io["rchar_amplification"] = Ratio(proc_delta_.value().rchar, io_.bytes_requested);
-  } else {
-    for (const char* k : {"rchar_bytes", "syscr", "device_read_bytes", "read_amplification", "rchar_amplification"})
-      io[k] = "unknown";
-    io["proc_io_error"] = proc_delta_.status().message();
-  }
-  nlohmann::json cpu = {{"user_s", static_cast<double>(rusage_delta_.user_ns) / 1e9},
-                        {"sys_s", static_cast<double>(rusage_delta_.system_ns) / 1e9},
-                        {"voluntary_switches", rusage_delta_.voluntary_switches},
-                        {"involuntary_switches", rusage_delta_.involuntary_switches},
-                        {"major_faults", rusage_delta_.major_faults},
-                        {"minor_faults", rusage_delta_.minor_faults}};
+  window_.AddProcIo(&io, io_.bytes_requested);
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& [id, g] : groups_) {
     nlohmann::json gj = {{"group", id}, {"ops", g.ops}, {"requested_bytes", g.requested_bytes}};
@@ -122,10 +85,6 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const FileOptions& o)
     }
     groups.push_back(gj);
   }
-  nlohmann::json cache = {{"state", CacheStateName(o.cache)},
-                          {"dataset_bytes", dataset.total_bytes()},
-                          {"before", ResidencyJson(before_)},
-                          {"after", ResidencyJson(after_)}};
   nlohmann::json file = {{"workload", WorkloadName(o.workload)},
                          {"method", o.method},
                          {"block_size", o.block_size},
@@ -140,7 +99,10 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const FileOptions& o)
     file["serial_columns"] = o.serial_columns;
   }
   if (o.workload != Workload::kSeqRead) file["offset_dist"] = o.offset_dist;
-  return {{"io", io}, {"cache", cache}, {"cpu", cpu}, {"file", file}};
+  return {{"io", io},
+          {"cache", window_.CacheJson(o.cache, dataset.total_bytes())},
+          {"cpu", window_.CpuJson()},
+          {"file", file}};
 }
 
 std::vector<std::string> RunAccounting::Lines(const FileOptions& o) const {
@@ -150,9 +112,11 @@ std::vector<std::string> RunAccounting::Lines(const FileOptions& o) const {
   lines.push_back(fmt::format("file: {} via {}{}{}, {} blocks, cache {}", WorkloadName(o.workload), o.method,
                               o.direct ? " O_DIRECT" : "", o.prefetch ? " +prefetch" : "",
                               FormatBytes(static_cast<double>(o.block_size)), CacheStateName(o.cache)));
-  lines.push_back(fmt::format("  cache before: {}", ResidencyLine(before_)));
-  lines.push_back(fmt::format("  cache after:  {}", ResidencyLine(after_)));
-  std::string dev = proc_delta_.ok() ? FormatBytes(static_cast<double>(proc_delta_.value().read_bytes)) : "unknown";
+  lines.push_back(fmt::format("  cache before: {}", ResidencyLine(window_.before())));
+  lines.push_back(fmt::format("  cache after:  {}", ResidencyLine(window_.after())));
+  const StatusOr<io::ProcIo>& proc = window_.proc_delta();
+  std::string dev = proc.ok() ? FormatBytes(static_cast<double>(proc.value().read_bytes)) : "unknown";
+  const io::ResourceUsage& ru = window_.rusage_delta();
   const double amp = ReadAmplification();
   lines.push_back(fmt::format("  requested {}, syscalls moved {}, device read {} (amplification {})",
                               FormatBytes(static_cast<double>(io_.bytes_requested)),
@@ -161,9 +125,8 @@ std::vector<std::string> RunAccounting::Lines(const FileOptions& o) const {
   lines.push_back(fmt::format("  syscalls {} ({:.2f}/op), inline {} / pool {}, cpu user {:.2f}s sys {:.2f}s, "
                               "ctx switches {} vol / {} invol",
                               io_.DataSyscalls(), ops ? static_cast<double>(io_.DataSyscalls()) / ops : 0.0,
-                              io_.inline_reads, io_.pool_reads, static_cast<double>(rusage_delta_.user_ns) / 1e9,
-                              static_cast<double>(rusage_delta_.system_ns) / 1e9, rusage_delta_.voluntary_switches,
-                              rusage_delta_.involuntary_switches));
+                              io_.inline_reads, io_.pool_reads, static_cast<double>(ru.user_ns) / 1e9,
+                              static_cast<double>(ru.system_ns) / 1e9, ru.voluntary_switches, ru.involuntary_switches));
   for (const auto& [id, g] : groups_) {
     if (g.scans && groups_.size() > 1) {
       lines.push_back(fmt::format("  group {}: first full scan {}", id,

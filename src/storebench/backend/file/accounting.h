@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "storebench/backend/file/cache_state.h"
 #include "storebench/backend/file/dataset.h"
 #include "storebench/backend/file/options.h"
 #include "storebench/base/status.h"
@@ -65,9 +66,7 @@ class RunAccounting {
   io::IoCounters io_;
   std::map<int, Group> groups_;
   Status first_error_;
-  StatusOr<io::ProcIo> proc_before_ = io::ProcIo{}, proc_delta_ = io::ProcIo{};
-  io::ResourceUsage rusage_before_, rusage_delta_;
-  StatusOr<io::Residency> before_ = io::Residency{}, after_ = io::Residency{};
+  RunWindow window_;
 };
 
 }  // namespace storebench::backend::file

@@ -50,4 +50,66 @@ std::string ResidencyLine(const StatusOr<io::Residency>& r) {
                      FormatBytes(static_cast<double>(r.value().file_bytes)), io::ResidencySourceName(r.value().source));
 }
 
+nlohmann::json Ratio(uint64_t num, uint64_t den) {
+  if (den == 0) return nullptr;
+  return static_cast<double>(num) / static_cast<double>(den);
+}
+
+void RunWindow::Snapshot() {
+  proc_before_ = io::ReadProcIo();
+  StatusOr<io::ResourceUsage> ru = io::ReadResourceUsage();
+  rusage_before_ = ru.ok() ? *ru : io::ResourceUsage{};
+}
+
+void RunWindow::Begin(std::span<const std::string> paths) {
+  before_ = io::MeasureResidency(paths);
+  Snapshot();
+}
+
+void RunWindow::MeasureStarted() { Snapshot(); }
+
+void RunWindow::End(std::span<const std::string> paths) {
+  StatusOr<io::ResourceUsage> ru = io::ReadResourceUsage();
+  rusage_delta_ = ru.ok() ? *ru - rusage_before_ : io::ResourceUsage{};
+  StatusOr<io::ProcIo> proc = io::ReadProcIo();
+  if (proc.ok() && proc_before_.ok()) {
+    proc_delta_ = *proc - *proc_before_;
+  } else {
+    proc_delta_ = proc.ok() ? proc_before_.status() : proc.status();
+  }
+  after_ = io::MeasureResidency(paths);
+}
+
+void RunWindow::AddProcIo(nlohmann::json* io, uint64_t requested) const {
+  nlohmann::json& j = *io;
+  if (proc_delta_.ok()) {
+    const io::ProcIo& p = proc_delta_.value();
+    j["rchar_bytes"] = p.rchar;
+    j["syscr"] = p.syscr;
+    j["device_read_bytes"] = p.read_bytes;
+    j["read_amplification"] = Ratio(p.read_bytes, requested);
+    j["rchar_amplification"] = Ratio(p.rchar, requested);
+  } else {
+    for (const char* k : {"rchar_bytes", "syscr", "device_read_bytes", "read_amplification", "rchar_amplification"})
+      j[k] = "unknown";
+    j["proc_io_error"] = proc_delta_.status().message();
+  }
+}
+
+nlohmann::json RunWindow::CacheJson(CacheState state, uint64_t dataset_bytes) const {
+  return {{"state", CacheStateName(state)},
+          {"dataset_bytes", dataset_bytes},
+          {"before", ResidencyJson(before_)},
+          {"after", ResidencyJson(after_)}};
+}
+
+nlohmann::json RunWindow::CpuJson() const {
+  return {{"user_s", static_cast<double>(rusage_delta_.user_ns) / 1e9},
+          {"sys_s", static_cast<double>(rusage_delta_.system_ns) / 1e9},
+          {"voluntary_switches", rusage_delta_.voluntary_switches},
+          {"involuntary_switches", rusage_delta_.involuntary_switches},
+          {"major_faults", rusage_delta_.major_faults},
+          {"minor_faults", rusage_delta_.minor_faults}};
+}
+
 }  // namespace storebench::backend::file

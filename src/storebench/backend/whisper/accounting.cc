@@ -12,11 +12,6 @@ namespace {
 
 constexpr double kPageSize = 4096;
 
-nlohmann::json PerOp(uint64_t num, uint64_t ops) {
-  if (ops == 0) return nullptr;
-  return static_cast<double>(num) / static_cast<double>(ops);
-}
-
 // {"pread": 1.0, "pwrite": 3.0, ...} per op, the kinds that occurred.
 nlohmann::json ByKind(const whisper::IoCounters& c, uint64_t ops) {
   const std::pair<const char*, uint64_t> kinds[] = {
@@ -31,11 +26,11 @@ nlohmann::json ByKind(const whisper::IoCounters& c, uint64_t ops) {
 nlohmann::json OpJson(const OpTotals& t) {
   return {{"ops", t.ops},
           {"errors", t.errors},
-          {"syscalls_per_op", PerOp(t.io.syscalls(), t.ops)},
+          {"syscalls_per_op", file::Ratio(t.io.syscalls(), t.ops)},
           {"syscalls_per_op_by_kind", ByKind(t.io, t.ops)},
-          {"bytes_read_per_op", PerOp(t.io.bytes_read, t.ops)},
-          {"bytes_written_per_op", PerOp(t.io.bytes_written, t.ops)},
-          {"requested_bytes_per_op", PerOp(t.requested_read_bytes, t.ops)}};
+          {"bytes_read_per_op", file::Ratio(t.io.bytes_read, t.ops)},
+          {"bytes_written_per_op", file::Ratio(t.io.bytes_written, t.ops)},
+          {"requested_bytes_per_op", file::Ratio(t.requested_read_bytes, t.ops)}};
 }
 
 std::string Fixed(const nlohmann::json& v, const char* fmt_spec) {
@@ -60,7 +55,7 @@ OpTotals OpTotals::operator-(const OpTotals& o) const {
 
 void RunAccounting::MeasureStarted() {
   std::lock_guard<std::mutex> lock(mu_);
-  proc_before_ = io::ReadProcIo();
+  window_.MeasureStarted();
 }
 
 void RunAccounting::Begin(const Dataset& dataset) {
@@ -68,16 +63,12 @@ void RunAccounting::Begin(const Dataset& dataset) {
   update_ = {}, fetch_ = {};
   last_now_ = dataset.start;
   first_error_ = Status::Ok();
-  before_ = io::MeasureResidency(dataset.paths);
-  proc_before_ = io::ReadProcIo();
+  window_.Begin(dataset.paths);
 }
 
 Status RunAccounting::End(const Dataset& dataset) {
   std::lock_guard<std::mutex> lock(mu_);
-  StatusOr<io::ProcIo> proc = io::ReadProcIo();
-  proc_delta_ = proc.ok() && proc_before_.ok() ? StatusOr<io::ProcIo>(*proc - *proc_before_)
-                                               : (proc.ok() ? proc_before_.status() : proc.status());
-  after_ = io::MeasureResidency(dataset.paths);
+  window_.End(dataset.paths);
   return first_error_;
 }
 
@@ -100,8 +91,8 @@ nlohmann::json RunAccounting::HitRatio() const {
   const whisper::IoCounters& c = all.io;
   const double lookups = static_cast<double>(c.read + c.pread + c.write + c.pwrite) +
                          static_cast<double>(c.bytes_read + c.bytes_written) / kPageSize;
-  if (!proc_delta_.ok() || lookups == 0) return nullptr;
-  const double misses = static_cast<double>(proc_delta_.value().read_bytes) / kPageSize;
+  if (!window_.proc_delta().ok() || lookups == 0) return nullptr;
+  const double misses = static_cast<double>(window_.proc_delta().value().read_bytes) / kPageSize;
   return std::max(0.0, 1.0 - misses / lookups);
 }
 
@@ -109,38 +100,24 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const WhisperOptions&
   std::lock_guard<std::mutex> lock(mu_);
   const OpTotals all = All();
   nlohmann::json io = {
-      {"scope", "the measured window: warm-up and cache-state pass excluded; cache.before is taken before the warm-up"},
+      {"scope", file::RunWindow::kScope},
       {"ops", all.ops},
       {"requested_bytes", all.requested_read_bytes},
       {"transferred_bytes", all.io.bytes_read},
       {"written_bytes", all.io.bytes_written},
       {"syscalls", all.io.syscalls()},
       {"syscalls_by_kind", ByKind(all.io, 0)},
-      {"syscalls_per_op", PerOp(all.io.syscalls(), all.ops)},
+      {"syscalls_per_op", file::Ratio(all.io.syscalls(), all.ops)},
       {"errors", all.errors},
-      {"syscall_amplification", PerOp(all.io.bytes_read, all.requested_read_bytes)},
+      {"syscall_amplification", file::Ratio(all.io.bytes_read, all.requested_read_bytes)},
   };
-  if (proc_delta_.ok()) {
-    const io::ProcIo& p = proc_delta_.value();
-    io["rchar_bytes"] = p.rchar;
-    io["syscr"] = p.syscr;
-    io["device_read_bytes"] = p.read_bytes;
-    io["device_write_bytes"] = p.write_bytes;
-    io["read_amplification"] = PerOp(p.read_bytes, all.requested_read_bytes);
-    io["rchar_amplification"] = PerOp(p.rchar, all.requested_read_bytes);
-  } else {
-    for (const char* k : {"rchar_bytes", "syscr", "device_read_bytes", "read_amplification", "rchar_amplification"})
-      io[k] = "unknown";
-    io["proc_io_error"] = proc_delta_.status().message();
-  }
-  nlohmann::json cache = {{"state", file::CacheStateName(o.cache)},
-                          {"dataset_bytes", dataset.total_bytes()},
-                          {"before", file::ResidencyJson(before_)},
-                          {"after", file::ResidencyJson(after_)},
-                          {"hit_ratio", HitRatio()},
-                          {"hit_ratio_basis",
-                           "1 - pages read from the device (/proc/self/io read_bytes / 4 KiB, readahead included) / "
-                           "pages the data syscalls looked up (one per syscall + bytes moved / 4 KiB)"}};
+  window_.AddProcIo(&io, all.requested_read_bytes);
+  if (window_.proc_delta().ok()) io["device_write_bytes"] = window_.proc_delta().value().write_bytes;
+  nlohmann::json cache = window_.CacheJson(o.cache, dataset.total_bytes());
+  cache["hit_ratio"] = HitRatio();
+  cache["hit_ratio_basis"] =
+      "1 - pages read from the device (/proc/self/io read_bytes / 4 KiB, readahead included) / "
+      "pages the data syscalls looked up (one per syscall + bytes moved / 4 KiB)";
   nlohmann::json w = {
       {"workload", WorkloadName(o.workload)},
       {"io_mode", o.io.mode == whisper::IoMode::kExact      ? "exact"
@@ -159,10 +136,10 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const WhisperOptions&
       {"updates", update_.ops},
       {"fetches", fetch_.ops},
       {"points_written", update_.points},
-      {"syscalls_per_update", PerOp(update_.io.syscalls(), update_.ops)},
-      {"bytes_read_per_update", PerOp(update_.io.bytes_read, update_.ops)},
-      {"bytes_written_per_update", PerOp(update_.io.bytes_written, update_.ops)},
-      {"requested_bytes_per_update", PerOp(update_.requested_read_bytes, update_.ops)},
+      {"syscalls_per_update", file::Ratio(update_.io.syscalls(), update_.ops)},
+      {"bytes_read_per_update", file::Ratio(update_.io.bytes_read, update_.ops)},
+      {"bytes_written_per_update", file::Ratio(update_.io.bytes_written, update_.ops)},
+      {"requested_bytes_per_update", file::Ratio(update_.requested_read_bytes, update_.ops)},
       {"update", OpJson(update_)},
       {"fetch", OpJson(fetch_)},
   };
@@ -190,8 +167,8 @@ std::vector<std::string> RunAccounting::Lines(const Dataset& dataset, const Whis
   };
   if (update_.ops) op_line("update", w["update"]);
   if (fetch_.ops) op_line("fetch", w["fetch"]);
-  lines.push_back(fmt::format("  cache before: {}", file::ResidencyLine(before_)));
-  lines.push_back(fmt::format("  cache after:  {}", file::ResidencyLine(after_)));
+  lines.push_back(fmt::format("  cache before: {}", file::ResidencyLine(window_.before())));
+  lines.push_back(fmt::format("  cache after:  {}", file::ResidencyLine(window_.after())));
   const std::string dev = io["device_read_bytes"].is_number()
                               ? FormatBytes(io["device_read_bytes"].get<double>())
                               : std::string("unknown");

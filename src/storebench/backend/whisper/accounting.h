@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "storebench/backend/file/cache_state.h"
 #include "storebench/backend/whisper/dataset.h"
 #include "storebench/backend/whisper/options.h"
 #include "storebench/base/status.h"
@@ -70,8 +71,7 @@ class RunAccounting {
   OpTotals update_, fetch_;
   int64_t last_now_ = 0;
   Status first_error_;
-  StatusOr<io::ProcIo> proc_before_ = io::ProcIo{}, proc_delta_ = io::ProcIo{};
-  StatusOr<io::Residency> before_ = io::Residency{}, after_ = io::Residency{};
+  file::RunWindow window_;
 };
 
 }  // namespace storebench::backend::wsp
