@@ -1,0 +1,25 @@
+// One way to write a file that a reader must never see half-written: result
+// documents, CSV timelines and every data set's manifest. The text goes to a
+// temporary file beside the path (write loop, fsync), which is renamed over
+// the path, and the directory is fsynced so the rename survives a crash.
+// A path that names a device or a FIFO is written through instead (replacing
+// /dev/null with a regular file would be data loss); a symbolic link is
+// followed, and its target replaced.
+// Thread-safety: free functions without shared state.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "storebench/base/status.h"
+
+namespace storebench {
+
+Status WriteFileAtomically(const std::string& path, std::string_view text);
+
+// Checks, before any work, that `path` can be written by WriteFileAtomically:
+// not empty, not a directory, its directory exists and is writable.
+// InvalidArgument naming `flag`.
+Status CheckOutputPath(const std::string& path, std::string_view flag);
+
+}  // namespace storebench

@@ -1,0 +1,74 @@
+#include "storebench/base/option_table.h"
+
+#include <gtest/gtest.h>
+
+namespace storebench {
+namespace {
+
+enum class Mode { kA, kB };
+
+struct Opts {
+  int threads = 0;
+  uint64_t size = 0;
+  uint64_t wait_ns = 0;
+  Mode mode = Mode::kA;
+  bool on = false;
+  std::string path;
+  double ratio = 0;
+};
+
+OptionTable<Opts> Table() {
+  OptionTable<Opts> t("test");
+  t.Integer("threads", &Opts::threads, "threads", "1", 1, 64)
+      .Size("size", &Opts::size, "size", "4k", 1)
+      .Duration("wait", &Opts::wait_ns, "wait", "")
+      .Enum("mode", &Opts::mode, std::vector<std::pair<std::string, Mode>>{{"a", Mode::kA}, {"b", Mode::kB}}, "mode", "a")
+      .Flag("on", &Opts::on, "switch")
+      .Path("path", &Opts::path, "a path")
+      .Number("ratio", &Opts::ratio, "ratio", "0.5", 0, 1)
+      .Require([](Opts& o) -> Status {
+        if (o.on && o.path.empty()) return Status::InvalidArgument("--on: needs --path");
+        return Status::Ok();
+      });
+  return t;
+}
+
+TEST(OptionTableTest, DefaultsThenGivenValues) {
+  auto o = Table().Parse({{"threads", "8"}, {"wait", "250ms"}, {"mode", "b"}, {"on", "1"}, {"path", "/x"}});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->threads, 8);
+  EXPECT_EQ(o->size, 4096u);
+  EXPECT_EQ(o->wait_ns, 250'000'000u);
+  EXPECT_EQ(o->mode, Mode::kB);
+  EXPECT_TRUE(o->on);
+  EXPECT_EQ(o->path, "/x");
+  EXPECT_DOUBLE_EQ(o->ratio, 0.5);
+}
+
+TEST(OptionTableTest, ErrorsNameTheFlagAndTheAcceptedForm) {
+  auto t = Table();
+  auto bad = [&](OptionValues v) { return t.Parse(v).status().message(); };
+  EXPECT_EQ(bad({{"threads", "99"}}), "--threads: expected a whole number from 1 to 64; got '99'");
+  EXPECT_EQ(bad({{"mode", "c"}}), "--mode: expected a | b; got 'c'");
+  EXPECT_NE(bad({{"size", "banana"}}).find("--size"), std::string::npos);
+  EXPECT_NE(bad({{"ratio", "2"}}).find("--ratio: expected 0 to 1"), std::string::npos);
+  EXPECT_EQ(bad({{"on", "1"}}), "--on: needs --path");
+  EXPECT_EQ(bad({{"nope", "1"}}).rfind("--nope: not an option of test", 0), 0u);
+  EXPECT_EQ(bad({{"on", "yes"}}).rfind("--on: an on/off flag", 0), 0u);
+}
+
+TEST(OptionTableTest, HelpCarriesChoicesRangeAndDefaults) {
+  auto t = Table();
+  const OptionSpec* mode = t.Find("mode");
+  ASSERT_NE(mode, nullptr);
+  EXPECT_EQ(mode->Help(), "mode: a | b");
+  EXPECT_EQ(mode->default_value, "a");
+  EXPECT_EQ(t.Find("threads")->Help(), "threads [1 to 64]");
+  OptionValues filled = t.WithDefaults({{"threads", "2"}});
+  EXPECT_EQ(filled["threads"], "2");
+  EXPECT_EQ(filled["size"], "4k");
+  EXPECT_EQ(filled.count("wait"), 0u);
+}
+
+}  // namespace
+}  // namespace storebench
