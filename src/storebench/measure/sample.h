@@ -73,6 +73,9 @@ class Sample {
 
   const std::vector<KindSample>& kinds() const { return kinds_; }
   const Histogram& start_lag() const { return start_lag_; }
+  // For rebuilding a sample from its encoding (another process's result).
+  std::vector<KindSample>& mutable_kinds() { return kinds_; }
+  Histogram& mutable_start_lag() { return start_lag_; }
   const RecorderLayout& layout() const { return layout_; }
 
  private:
