@@ -81,8 +81,8 @@ print("| priorities a / b | a finishes | b finishes | first to finish |")
 print("|---|---:|---:|---|")
 for k in ["0|1", "1|0", "0|0"]:
     ds = rows[f"prio|{k}"]
-    a = med(d["file"]["groups"][0]["first_pass_s"] for d in ds)
-    b = med(d["file"]["groups"][1]["first_pass_s"] for d in ds)
+    a = med(d["file"]["groups"]["0"]["first_pass_s"] for d in ds)
+    b = med(d["file"]["groups"]["1"]["first_pass_s"] for d in ds)
     pa, pb = k.split("|")
     print(f"| {pa} / {pb} | {a:.2f} | {b:.2f} | {'a' if a < b else 'b'} |")
 

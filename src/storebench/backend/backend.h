@@ -17,44 +17,48 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "storebench/base/option_table.h"
 #include "storebench/base/status.h"
+#include "storebench/measure/metrics.h"
 #include "storebench/measure/sample.h"
 
 namespace storebench::backend {
 
-// One option a backend owns, shown in --help and passed through as text.
-struct OptionSpec {
-  std::string name;           // without dashes, e.g. "block-size"
-  std::string help;           // one line, includes the accepted form
-  std::string default_value;  // empty = no default
-  bool is_flag = false;       // takes no value; present = "1"
-};
-
-// Option values as given on the command line (defaults filled in), by name.
-using OptionValues = std::map<std::string, std::string>;
-
-// The value of option `name`, empty when it was neither given nor defaulted.
-inline std::string OptionValue(const OptionValues& values, const std::string& name) {
-  auto it = values.find(name);
-  return it == values.end() ? std::string() : it->second;
-}
+using storebench::OptionSpec;
+using storebench::OptionValue;
+using storebench::OptionValues;
 
 enum Capability : uint32_t {
   kCanPrepare = 1u << 0,  // `storebench prepare` makes its data set
-  kAsync = 1u << 1,       // a worker may keep several ops in flight (queue depth > 1)
-  kNeedsData = 1u << 2,   // needs --data
+  kNeedsData = 1u << 2,   // reads a data set: the job layer requires --data and takes the
+                          // data set's page-cache residency and cache state (DataPaths())
 };
 
-// Settings shared by every backend, fixed by the CLI before the run.
+// Settings shared by every backend, fixed by the job layer before the run.
 struct CommonOptions {
   uint64_t seed = 1;
-  int threads = 1;      // total worker threads across groups
-  int queue_depth = 1;  // per worker
+  int threads = 1;  // total worker threads across groups
+};
+
+// One worker group's settings, as the job layer planned them, for CheckGroup().
+struct GroupSettings {
+  std::string name;
+  std::string role;
+  int threads = 1;
+  int queue_depth = 1;
+  int priority = 0;
+};
+
+// What `prepare` did, for the CLI to render.
+struct PrepareReport {
+  std::string description;  // e.g. "4 files of 256 MiB"
+  std::string where;        // the data set's directory
+  bool created = false;     // false: a matching data set was there already
+  std::string how;          // how it was made, e.g. "every 4 KiB block stamped; manifest written last"
 };
 
 struct Completion {
@@ -110,31 +114,45 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual uint32_t capabilities() const = 0;
+  // Refuses (InvalidArgument naming the flag) a group this backend, as
+  // configured, cannot run as asked — e.g. a queue depth its read method cannot
+  // keep in flight. Called by the job layer for every group before anything
+  // is opened. The default accepts queue depth 1 only.
+  virtual Status CheckGroup(const GroupSettings& group) const;
   // Makes the data set; an existing matching data set is left as it is.
-  virtual Status Prepare() { return Status::NotSupported("this backend has no data set to prepare"); }
+  virtual Status Prepare(PrepareReport* report) {
+    (void)report;
+    return Status::NotSupported("this backend has no data set to prepare");
+  }
   // Opens and checks the data set for a run.
   virtual Status Open() { return Status::Ok(); }
+  // The files of the opened data set (kNeedsData): their page-cache state is
+  // set and their residency measured by the job layer, around the run.
+  virtual std::vector<std::string> DataPaths() const { return {}; }
+  // The data set's directory (for the environment's filesystem facts); empty = none.
+  virtual std::string DataDir() const { return ""; }
   // Op kinds and outcomes recorded by this backend's workers.
   virtual measure::RecorderLayout Layout() const { return {}; }
   // Makes the worker for one thread; called on that thread.
   virtual StatusOr<std::unique_ptr<Worker>> NewWorker(const WorkerContext& context) = 0;
-  // Brackets the run (cache state, accounting snapshots). BeforeRun() comes
-  // before the warm-up, AfterRun() after the last op.
+  // Brackets the run. BeforeRun() comes before the warm-up, AfterRun() after the last op.
   virtual Status BeforeRun() { return Status::Ok(); }
   // Called on the main thread when the warm-up ends (at the start of the run
-  // when there is none): process-wide snapshots (/proc/self/io, rusage) taken
-  // here leave the warm-up out, as Worker::MeasureStarted() does per worker.
+  // when there is none): counters restarted here leave the warm-up out, as
+  // Worker::MeasureStarted() does per worker.
   virtual void MeasureStarted() {}
   virtual Status AfterRun() { return Status::Ok(); }
-  // Backend results for the JSON document, merged at top level (e.g. {"io": {...}, "cache": {...}}).
-  virtual nlohmann::json Results() const { return nlohmann::json::object(); }
-  // A few lines for the human summary.
-  virtual std::vector<std::string> SummaryLines() const { return {}; }
-  // Backend figures for one interval of the timeline (e.g. write stalls),
-  // called by the reporter thread while workers run: must be thread-safe.
-  virtual nlohmann::json IntervalSnapshot() { return nullptr; }
+  // The backend's figures for the run, under its own name (e.g. ["rocksdb",
+  // "found"]), or under "io" for what the read path counted (syscalls, bytes
+  // requested). Typed; report/ renders them.
+  virtual void Figures(measure::MetricSet* out) const { (void)out; }
+  // The backend's figures for one interval of the timeline (e.g. write
+  // stalls), paths relative to the interval's "backend" object. Called by the
+  // reporter thread while workers run: must be thread-safe.
+  virtual void IntervalFigures(measure::MetricSet* out) { (void)out; }
   // Worker groups the backend's workload needs beside the main one (e.g. the
-  // writer of readwhilewriting), added by the CLI.
+  // writer of readwhilewriting), added by the job layer. Known once the
+  // backend is made (options parsed), before Open().
   virtual std::vector<ExtraGroup> ExtraGroups() const { return {}; }
   // The arrival schedule the workload implies when --schedule is not given
   // (e.g. mixgraph's sine_a..d with sine_mix_rate), in --schedule syntax.
@@ -149,8 +167,28 @@ struct BackendInfo {
   std::string description;
   uint32_t capabilities = 0;
   std::vector<OptionSpec> options;  // for both prepare and run
-  BackendFactory create;
+  BackendFactory create;            // parses the options (no I/O) and makes the backend
 };
+
+// A BackendInfo whose factory fills the backend's option struct from `table`
+// and hands it to `make`: a backend declares its options and writes no parsing code.
+template <typename Options>
+BackendInfo MakeBackendInfo(
+    std::string name, std::string description, uint32_t capabilities, OptionTable<Options> table,
+    std::function<StatusOr<std::unique_ptr<Backend>>(Options, const CommonOptions&)> make) {
+  BackendInfo info;
+  info.name = std::move(name);
+  info.description = std::move(description);
+  info.capabilities = capabilities;
+  info.options = table.Specs();
+  info.create = [table = std::move(table), make = std::move(make)](
+                    const OptionValues& values, const CommonOptions& common) -> StatusOr<std::unique_ptr<Backend>> {
+    auto options = table.Parse(values);
+    if (!options.ok()) return options.status();
+    return make(std::move(*options), common);
+  };
+  return info;
+}
 
 // The backends compiled into this binary, by name. Built once, read-only after.
 const std::vector<BackendInfo>& Backends();

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <functional>
 
 #include "storebench/backend/backend.h"
@@ -24,6 +25,13 @@ const std::vector<BackendInfo>& Backends() {
     return v;
   }();
   return all;
+}
+
+Status Backend::CheckGroup(const GroupSettings& group) const {
+  if (group.queue_depth > 1)
+    return Status::InvalidArgument(fmt::format(
+        "--iodepth {}: this backend completes each op before it starts the next; use --iodepth 1", group.queue_depth));
+  return Status::Ok();
 }
 
 const BackendInfo* FindBackend(std::string_view name) {

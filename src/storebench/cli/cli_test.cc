@@ -32,7 +32,7 @@ TEST_F(Cli, RunWritesJsonAndCsvWithTheContractKeys) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("ops/s"), std::string::npos);
   auto doc = nlohmann::json::parse(Slurp(json));
-  EXPECT_EQ(doc["schema"], "storebench.run/1");
+  EXPECT_EQ(doc["schema"], "storebench.run/2");
   EXPECT_EQ(doc["totals"]["ops"], 200000);
   EXPECT_EQ(doc["totals"]["errors"], 0);
   EXPECT_GT(doc["throughput"]["ops_per_sec"].get<double>(), 0);
@@ -47,6 +47,48 @@ TEST_F(Cli, RunWritesJsonAndCsvWithTheContractKeys) {
   std::string text = Slurp(csv);
   EXPECT_EQ(text.rfind("elapsed_s,", 0), 0u);
   EXPECT_GE(std::count(text.begin(), text.end(), '\n'), 2);
+}
+
+// A result's config is a job: --job reruns it exactly, and flags override it.
+TEST_F(Cli, JobFromAResultReproducesItsConfigAndFlagsOverride) {
+  auto first = dir_ / "first.json", again = dir_ / "again.json", changed = dir_ / "changed.json";
+  ASSERT_EQ(Run("run --backend null --threads 2 --ops 20k --seed 9 --service-time spin:1us --class a:threads=1 "
+                "--class b:threads=1,schedule=constant:2000 --json " + first.string() + " --quiet")
+                .code,
+            0);
+  Outcome o = Run("run --job " + first.string() + " --json " + again.string() + " --quiet");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto a = nlohmann::json::parse(Slurp(first)), b = nlohmann::json::parse(Slurp(again));
+  EXPECT_EQ(a["config"], b["config"]);
+  EXPECT_EQ(b["totals"]["ops"], 20000);
+  ASSERT_EQ(Run("run --job " + first.string() + " --seed 10 --json " + changed.string() + " --quiet").code, 0);
+  auto c = nlohmann::json::parse(Slurp(changed));
+  EXPECT_EQ(c["config"]["seed"], 10);
+  c["config"]["seed"] = 9;
+  EXPECT_EQ(a["config"], c["config"]);
+  // --print-job prints the resolved job, which is a job file too.
+  o = Run("run --job " + first.string() + " --print-job");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto printed = nlohmann::json::parse(o.out);
+  EXPECT_EQ(printed, a["config"]);
+  EXPECT_FALSE(fs::exists(dir_ / "never.json"));
+  // A broken job file is bad input, named.
+  std::ofstream(dir_ / "bad.json") << "{\"threads\": 2, \"colour\": 1}";
+  o = Run("run --job " + (dir_ / "bad.json").string());
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("colour"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, VersionNamesTheBuild) {
+  Outcome o = Run("--version");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.rfind("storebench 0.", 0), 0u) << o.out;
+  for (const char* k : {"commit", "RocksDB", "liburing"}) EXPECT_NE(o.out.find(k), std::string::npos) << k;
+  auto json = dir_ / "v.json";
+  ASSERT_EQ(Run("run --backend null --ops 1000 --quiet --json " + json.string()).code, 0);
+  auto doc = nlohmann::json::parse(Slurp(json));
+  for (const char* k : {"version", "git_commit", "build_type", "compiler", "rocksdb", "liburing"})
+    EXPECT_TRUE(doc["tool"].contains(k)) << k;
 }
 
 TEST_F(Cli, BadInputGivesOneLineNamingTheFlagAndExitTwo) {

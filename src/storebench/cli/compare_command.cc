@@ -1,3 +1,4 @@
+#include "storebench/base/atomic_file.h"
 #include "storebench/cli/compare_command.h"
 
 #include <cstdio>
@@ -51,7 +52,7 @@ int PrintComparison(const report::CompareInput& input, const CompareFlags& f) {
   std::fputs(result->text.c_str(), stdout);
   std::fflush(stdout);
   if (!f.json_path.empty()) {
-    Status s = report::WriteFileAtomically(f.json_path, result->json.dump(1) + "\n");
+    Status s = WriteFileAtomically(f.json_path, result->json.dump(1) + "\n");
     if (!s.ok()) return ReportError(s);
   }
   return kExitOk;

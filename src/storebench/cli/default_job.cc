@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "storebench/backend/backend.h"
 #include "storebench/cli/run_command.h"
 
 namespace storebench::cli {
@@ -11,12 +12,9 @@ int RunRocksdbDefaultJob(const std::atomic<bool>* stop) {
     return ReportError(Status::InvalidArgument(
         "the default job needs the rocksdb backend, which this binary lacks: apt-get install librocksdb-dev and "
         "rebuild"));
-  RunFlags flags;
+  job::Job flags;
   flags.backend = "rocksdb";
-  flags.threads = 2;
-  flags.duration = "8s";
-  flags.warmup = "1s";
-  flags.two_phase = "0.8";
+  flags.options = {{"threads", "2"}, {"duration", "8s"}, {"warmup", "1s"}, {"two-phase", "0.8"}};
   flags.backend_options = {{"data", kDefaultRocksdbDir}, {"num", "200000"},     {"key-size", "20"},
                            {"value-size", "400"},         {"fill", "random"},    {"workload", "readrandom"},
                            {"cache-size", "8M"}};

@@ -10,19 +10,17 @@ int RunDemo(const std::atomic<bool>* stop) {
   std::printf(
       "storebench demo: a null backend whose ops take 20 us, with every worker paused for 100 ms once a second\n"
       "(a device that hiccups). First a closed loop, then an open loop at a fixed arrival rate.\n\n");
-  RunFlags closed;
+  job::Job closed;
   closed.backend = "null";
-  closed.threads = 2;
-  closed.duration = "3s";
-  closed.warmup = "0";
+  closed.options = {{"threads", "2"}, {"duration", "3s"}, {"warmup", "0"}};
   closed.backend_options = {{"service-time", "spin:20us"}, {"stall", "100ms/1s"}};
-  closed.title = "closed loop: 2 workers back to back";
+  closed.outputs.title = "closed loop: 2 workers back to back";
   int rc = ExecuteRun(closed, {"storebench", "demo"}, stop);
   if (rc != kExitOk) return rc;
   std::printf("\n");
-  RunFlags open = closed;
-  open.schedule = "constant:20k/s";
-  open.title = "open loop: 20,000 arrivals/s, latency from the intended start";
+  job::Job open = closed;
+  open.options["schedule"] = "constant:20k/s";
+  open.outputs.title = "open loop: 20,000 arrivals/s, latency from the intended start";
   rc = ExecuteRun(open, {"storebench", "demo"}, stop);
   if (rc != kExitOk) return rc;
   std::printf(

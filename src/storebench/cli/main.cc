@@ -8,6 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fmt/format.h>
+
+#include "storebench/base/build_info.h"
 #include "storebench/cli/compare_command.h"
 #include "storebench/cli/default_job.h"
 #include "storebench/cli/demo.h"
@@ -43,6 +46,11 @@ int main(int argc, char** argv) {
                "(closed-loop capacity, then open loop at 80% of it) on a small data set it\n"
                "prepares in ./storebench-data (the null-backend demonstration without RocksDB)."};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", [] {
+    const storebench::BuildInfo& b = storebench::GetBuildInfo();
+    return fmt::format("storebench {} (commit {}, {} build, {}; RocksDB {}, liburing {}, sanitizers {})", b.version,
+                       b.git_commit, b.build_type, b.compiler, b.rocksdb, b.liburing, b.sanitizers);
+  });
   RunFlags run_flags, prepare_flags;
   CLI::App* run = app.add_subcommand("run", "run a workload against a backend and measure it");
   AddRunFlags(run, &run_flags);
@@ -65,14 +73,21 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::string where = app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
     std::fprintf(stderr, "storebench%s: %s (see storebench%s --help)\n", where.c_str(), e.what(), where.c_str());
     return kExitBadInput;
   }
 
-  if (run->parsed()) return ExecuteRun(run_flags, args, &g_stop);
-  if (prepare->parsed()) return ExecutePrepare(prepare_flags);
+  if (run->parsed()) {
+    NoteParsed(run, &run_flags);
+    auto job = ResolveJob(run_flags);
+    if (!job.ok()) return ReportError(job.status());
+    return ExecuteRun(*job, args, &g_stop, run_flags.print_job);
+  }
+  if (prepare->parsed()) return ExecutePrepare(prepare_flags.job);
   if (compare->parsed()) return ExecuteCompare(compare_flags);
   if (matrix->parsed()) return ExecuteMatrix(matrix_flags, &g_stop);
   if (demo->parsed()) return RunDemo(&g_stop);

@@ -13,7 +13,9 @@
 #include <set>
 
 #include "storebench/base/units.h"
+#include "storebench/base/atomic_file.h"
 #include "storebench/cli/run_command.h"
+#include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
 #include "storebench/report/result.h"
 
@@ -86,8 +88,12 @@ Status CheckRunArgs(const std::vector<std::string>& args, const std::string& var
   } catch (const CLI::ParseError& e) {
     return Status::InvalidArgument(fmt::format("matrix: variant {}: run arguments: {}", variant, e.what()));
   }
-  auto config = BuildRunConfig(run.flags);
-  if (!config.ok()) return Status::InvalidArgument(fmt::format("matrix: variant {}: {}", variant, config.status().message()));
+  NoteParsed(&run.app, &run.flags);
+  auto job = ResolveJob(run.flags);
+  if (!job.ok()) return Status::InvalidArgument(fmt::format("matrix: variant {}: {}", variant, job.status().message()));
+  // The whole plan, backend options included: a bad value fails before the first run.
+  auto plan = job::MakePlan(*job);
+  if (!plan.ok()) return Status::InvalidArgument(fmt::format("matrix: variant {}: {}", variant, plan.status().message()));
   return Status::Ok();
 }
 
@@ -162,6 +168,10 @@ StatusOr<std::vector<Axis>> ParseAxes(const std::vector<std::string>& vary) {
     axes.push_back(std::move(*axis));
   }
   if (axes.empty()) return Status::InvalidArgument(kVaryForm);
+  size_t variants = 1;
+  for (const Axis& a : axes) variants *= a.values.size();
+  if (variants < 2)
+    return Status::InvalidArgument("--vary: gives one variant; a matrix compares at least two (e.g. --vary threads=1,2)");
   return axes;
 }
 
@@ -254,7 +264,7 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   if (ec) return ReportError(Status::InvalidArgument(fmt::format("--out: cannot create '{}': {}", f.out, ec.message())));
   nlohmann::json manifest = ManifestJson(f, *axes, *variants);
   if (Status s = CheckExistingManifest(dir / report::kMatrixManifest, manifest); !s.ok()) return ReportError(s);
-  if (Status s = report::WriteFileAtomically((dir / report::kMatrixManifest).string(), manifest.dump(1) + "\n"); !s.ok())
+  if (Status s = WriteFileAtomically((dir / report::kMatrixManifest).string(), manifest.dump(1) + "\n"); !s.ok())
     return ReportError(s);
 
   // Rounds of every variant; random order shuffles within a round so each

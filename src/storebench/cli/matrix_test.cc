@@ -145,17 +145,32 @@ TEST_F(Matrix, BadInputExitsTwoWithOneLineNamingTheFlag) {
   EXPECT_FALSE(fs::exists(dir_ / "bad") && RunFiles(dir_ / "bad") > 0);
 }
 
+// Every variant is planned completely, backend options included, before any run.
+TEST_F(Matrix, ABadBackendValueFailsBeforeAnyRun) {
+  auto out = dir_ / "mm";
+  Outcome o = Run("matrix --out " + out.string() + " --repeat 2 --vary block-size=4k,banana -- --backend file --data " +
+                  (dir_ / "nodata").string() + " --duration 1s");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("--block-size"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(MatrixArgs, FlagsAreGivenOrOmittedAndValuesPassedWithEquals) {
-  auto variants = PlanVariants({"null-async=1,0", "iodepth=1,4"}, {"--backend", "null", "--ops", "100"});
+  auto variants = PlanVariants({"null-async=1,0", "threads=1,4"}, {"--backend", "null", "--ops", "100"});
   ASSERT_TRUE(variants.ok()) << variants.status().message();
   ASSERT_EQ(variants->size(), 4u);
-  EXPECT_EQ((*variants)[0].name, "null-async=1,iodepth=1");
-  EXPECT_EQ((*variants)[3].name, "null-async=0,iodepth=4");
+  EXPECT_EQ((*variants)[0].name, "null-async=1,threads=1");
+  EXPECT_EQ((*variants)[3].name, "null-async=0,threads=4");
   auto on = VariantRunArgs((*variants)[1], {"--ops", "100"}, "x.json");
-  EXPECT_EQ(on, (std::vector<std::string>{"run", "--ops", "100", "--null-async", "--iodepth=4", "--json", "x.json", "--quiet"}));
+  EXPECT_EQ(on, (std::vector<std::string>{"run", "--ops", "100", "--null-async", "--threads=4", "--json", "x.json", "--quiet"}));
   auto off = VariantRunArgs((*variants)[2], {}, "y.json");
   EXPECT_EQ(std::count(off.begin(), off.end(), "--null-async"), 0);
-  EXPECT_EQ(std::count(off.begin(), off.end(), "--iodepth=1"), 1);
+  EXPECT_EQ(std::count(off.begin(), off.end(), "--threads=1"), 1);
+  // A variant the backend cannot run is refused before any run: --iodepth 4 needs --null-async.
+  auto refused = PlanVariants({"null-async=1,0", "iodepth=1,4"}, {"--backend", "null", "--ops", "100"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--null-async"), std::string::npos) << refused.status().message();
 }
 
 }  // namespace

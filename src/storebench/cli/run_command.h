@@ -1,53 +1,43 @@
-// The `run` and `prepare` subcommands: flags → RunConfig and backend options,
-// then the run and its outputs. cli/ is the only layer that decides exit codes.
+// The `run` and `prepare` subcommands: flags → Job → plan → result → files
+// and exit code. cli/ is the only layer that decides exit codes.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "storebench/backend/backend.h"
-#include "storebench/driver/config.h"
+#include "storebench/base/status.h"
+#include "storebench/job/job.h"
 
 namespace storebench::cli {
 
 enum ExitCode { kExitOk = 0, kExitRunFailed = 1, kExitBadInput = 2, kExitInterrupted = 130 };
 
-// Flags common to every `run`, as given on the command line.
+// What `run`'s flags gave: the options given (only those), the job file and
+// what to do with it.
 struct RunFlags {
-  std::string backend = "null";
-  int threads = 1;
-  int iodepth = 1;
-  std::string duration;
-  std::string ops;
-  std::string warmup = "0";
-  std::string max_errors = "0";  // failed ops that end the run; 0 = never
-  std::string schedule;  // empty = closed, or what the backend's workload implies
-  std::string two_phase;
-  std::string json_path;
-  std::string csv_path;
-  std::string interval = "1s";
-  uint64_t seed = 1;
-  int histogram_digits = 3;
-  std::string title;
-  bool quiet = false;
-  std::vector<std::string> classes;  // --class NAME:key=value,...
-  backend::OptionValues backend_options;
+  job::Job job;              // the values given on the command line
+  bool backend_given = false;
+  std::string job_file;      // --job FILE
+  bool print_job = false;    // --print-job
 };
 
-// Adds run's flags (and every backend's options, grouped by backend) to `app`.
+// Adds run's flags (core options, every backend's options grouped by backend,
+// outputs, --job, --print-job) to `app`, collected into `flags`.
 void AddRunFlags(CLI::App* app, RunFlags* flags);
 // Adds prepare's flags.
 void AddPrepareFlags(CLI::App* app, RunFlags* flags);
+// After parsing: whether --backend was on the command line.
+void NoteParsed(CLI::App* app, RunFlags* flags);
 
-// Builds the driver config from parsed flags; InvalidArgument names the flag.
-StatusOr<driver::RunConfig> BuildRunConfig(const RunFlags& flags);
+// The job `flags` describe: the --job file (if any) with the command line's values on top.
+StatusOr<job::Job> ResolveJob(const RunFlags& flags);
 
-// Runs a parsed `run`; returns the exit code. `argv` is kept in the JSON.
-int ExecuteRun(const RunFlags& flags, const std::vector<std::string>& argv, const std::atomic<bool>* stop);
-int ExecutePrepare(const RunFlags& flags);
+// Runs a job; returns the exit code. `argv` is kept in the JSON.
+int ExecuteRun(const job::Job& job, const std::vector<std::string>& argv, const std::atomic<bool>* stop,
+               bool print_job = false);
+int ExecutePrepare(const job::Job& job);
 
 // Prints "storebench: <message>" to stderr and returns the exit code for `status`.
 int ReportError(const Status& status);

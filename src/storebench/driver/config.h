@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "storebench/driver/schedule.h"
+#include "storebench/io/cache_state.h"
 #include "storebench/measure/histogram.h"
 
 namespace storebench::driver {
@@ -35,6 +36,8 @@ struct RunConfig {
   // Stop the run once this many measured ops have failed (an "error:" outcome); 0 = never.
   uint64_t max_errors = 0;
   measure::HistogramOptions histogram;
+  // Page-cache state the backend's data set (Backend::DataPaths()) is put in before the run.
+  io::CacheState cache = io::CacheState::kAsIs;
 
   int total_threads() const {
     int n = 0;

@@ -1,12 +1,10 @@
 #include "storebench/driver/runner.h"
 
-#include <sys/resource.h>
-#include <time.h>
-
 #include <algorithm>
 #include <fmt/format.h>
 #include <thread>
 
+#include "storebench/driver/accounting.h"
 #include "storebench/driver/worker_loop.h"
 #include "storebench/measure/clock.h"
 #include "storebench/measure/recorder.h"
@@ -24,25 +22,12 @@ Status Validate(const RunConfig& config, const backend::Backend& backend) {
   for (const WorkerGroup& g : config.groups) {
     if (g.threads < 1) return Status::InvalidArgument(fmt::format("--threads: must be at least 1 (group {})", g.name));
     if (g.queue_depth < 1) return Status::InvalidArgument("--iodepth: must be at least 1");
-    if (g.queue_depth > 1 && !(backend.capabilities() & backend::kAsync))
-      return Status::InvalidArgument("--iodepth: this backend completes ops synchronously; use --iodepth 1");
+    STOREBENCH_RETURN_IF_ERROR(backend.CheckGroup({g.name, g.role, g.threads, g.queue_depth, g.priority}));
     if (g.ops > 0 || g.schedule.EndNs() != UINT64_MAX) bounded = true;
   }
   if (!bounded) return Status::InvalidArgument("run: give --duration or --ops (e.g. --duration 10s)");
   if (config.interval_ns < 1'000'000) return Status::InvalidArgument("--interval: must be at least 1ms");
   return Status::Ok();
-}
-
-struct RUsage {
-  double user_s = 0, sys_s = 0;
-  uint64_t nvcsw = 0, nivcsw = 0;
-};
-RUsage ReadRUsage() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return {static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec / 1e6,
-          static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec / 1e6, static_cast<uint64_t>(ru.ru_nvcsw),
-          static_cast<uint64_t>(ru.ru_nivcsw)};
 }
 
 }  // namespace
@@ -141,7 +126,11 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       return s;
     }
   }
-  Status before = backend.BeforeRun();
+  const std::vector<std::string> data_paths = backend.DataPaths();
+  ProcessAccounting accounting;
+  Status before = io::ApplyCacheState(config.cache, data_paths);
+  if (before.ok()) before = backend.BeforeRun();
+  if (before.ok()) accounting.Begin(data_paths);
   if (!before.ok()) {
     go.store(2, std::memory_order_release);
     for (auto& t : threads) t.join();
@@ -174,7 +163,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     }
   }
   backend.MeasureStarted();
-  RUsage ru0 = ReadRUsage();
+  accounting.MeasureStarted();
 
   // Kinds of closed-loop groups record service time only (response = service).
   std::vector<uint32_t> closed_kinds;
@@ -198,8 +187,11 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     st.errors = interval.errors();
     st.bytes = interval.bytes();
     st.ops_per_sec = st.length_s > 0 ? static_cast<double>(st.ops) / st.length_s : 0;
-    st.response = PercentilesOf(interval.AllResponse());
-    st.service = PercentilesOf(interval.AllService());
+    const measure::Histogram response = interval.AllResponse(), service = interval.AllService();
+    st.response = PercentilesOf(response);
+    st.service = PercentilesOf(service);
+    st.response_histogram = response.Encode();
+    st.service_histogram = service.Encode();
     st.group_ops.assign(config.groups.size(), 0);
     for (size_t k = 0; k < result.layout.kinds.size(); ++k) {
       size_t gi = static_cast<size_t>(std::upper_bound(result.group_first_kind.begin(), result.group_first_kind.end(),
@@ -217,7 +209,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       st.backlog += std::max(0.0, arrivals[i]->ExpectedBefore(until - timing.start_ns) -
                                       arrivals[i]->ExpectedBefore(next - timing.start_ns));
     }
-    st.backend = backend.IntervalSnapshot();
+    backend.IntervalFigures(&st.backend);
     result.total->Merge(interval);
     interval_start = now;
     last_collect = now;
@@ -242,8 +234,8 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     result.intervals.push_back(last);
     if (progress) progress(last);
   }
-  RUsage ru1 = ReadRUsage();
   Status after = backend.AfterRun();
+  accounting.End(data_paths);
 
   result.interrupted = stop->load();
   result.stopped_on_errors = halt.load();
@@ -253,11 +245,10 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     result.unfinished += progress_state[i]->unfinished.load();
     result.unstarted += progress_state[i]->unstarted.load();
   }
-  result.cpu_user_s = ru1.user_s - ru0.user_s;
-  result.cpu_sys_s = ru1.sys_s - ru0.sys_s;
-  result.voluntary_switches = ru1.nvcsw - ru0.nvcsw;
-  result.involuntary_switches = ru1.nivcsw - ru0.nivcsw;
   if (!after.ok()) return after;
+  accounting.Figures(config.cache, &result.metrics);
+  backend.Figures(&result.metrics);
+  STOREBENCH_RETURN_IF_ERROR(result.metrics.Validate());
   return result;
 }
 

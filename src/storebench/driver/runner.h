@@ -1,7 +1,9 @@
 // RunLoad(): drives a backend with the configured worker groups — closed loop
 // (each worker keeps queue_depth ops in flight back to back) or open loop (an
 // arrival schedule decides when each op should start) — and returns what was
-// measured: totals, per-kind histograms and an interval timeline.
+// measured: totals, per-kind histograms, an interval timeline and the typed
+// figures of the process and the backend. Before the run it puts the
+// backend's data set into the configured page-cache state.
 //
 // Workers record into their own ThreadRecorder; the calling thread acts as the
 // interval reporter and collects by buffer swap, so no operation ever waits on
@@ -13,13 +15,13 @@
 
 #include <atomic>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "storebench/backend/backend.h"
 #include "storebench/driver/config.h"
+#include "storebench/measure/metrics.h"
 #include "storebench/measure/sample.h"
 
 namespace storebench::driver {
@@ -38,8 +40,11 @@ struct IntervalStats {
   double backlog = 0;   // arrivals due but not yet started at the interval's end (open loop)
   uint64_t lag_ns = 0;  // how far the most-behind worker is behind schedule
   std::vector<uint64_t> group_ops;  // ops per worker group
+  // The interval's histograms, lossless (Histogram::Encode()), so intervals of
+  // several processes merge exactly.
+  std::string response_histogram, service_histogram;
   bool warmup = false;  // a progress tick during warm-up (not part of the results)
-  nlohmann::json backend;  // Backend::IntervalSnapshot() at the interval's end
+  measure::MetricSet backend;  // Backend::IntervalFigures() at the interval's end
 };
 
 struct RunResult {
@@ -55,8 +60,9 @@ struct RunResult {
   bool interrupted = false;
   bool stopped_on_errors = false;  // RunConfig::max_errors failed ops ended the run
   bool open_loop = false;
-  double cpu_user_s = 0, cpu_sys_s = 0;
-  uint64_t voluntary_switches = 0, involuntary_switches = 0;
+  // The process-wide figures (cpu.*, io.* from /proc/self/io, cache.* of the
+  // backend's data set) and the backend's own (Backend::Figures()).
+  measure::MetricSet metrics;
 };
 
 using ProgressFn = std::function<void(const IntervalStats&)>;

@@ -57,7 +57,10 @@ TEST(Runner, WarmupIsExcluded) {
 class CountingBackend : public backend::Backend {
  public:
   explicit CountingBackend(bool async) : async_(async) {}
-  uint32_t capabilities() const override { return async_ ? static_cast<uint32_t>(backend::kAsync) : 0u; }
+  uint32_t capabilities() const override { return 0; }
+  Status CheckGroup(const backend::GroupSettings& g) const override {
+    return async_ || g.queue_depth == 1 ? Status::Ok() : backend::Backend::CheckGroup(g);
+  }
   StatusOr<std::unique_ptr<backend::Worker>> NewWorker(const backend::WorkerContext& ctx) override {
     return std::unique_ptr<backend::Worker>(new W(this, ctx.queue_depth));
   }

@@ -1,15 +1,11 @@
 #include "storebench/driver/worker_loop.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <vector>
 
 #include "storebench/measure/clock.h"
+#include "storebench/measure/wait.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 namespace storebench::driver::internal {
 namespace {
@@ -22,18 +18,7 @@ constexpr uint64_t kSpinNs = 60'000;
 constexpr uint64_t kMaxSleepNs = 50'000'000;
 
 void WaitUntil(const Clock& clock, uint64_t deadline_ns) {
-  uint64_t now = clock.NowNs();
-  if (deadline_ns > now + kSpinNs) {
-    uint64_t d = std::min(deadline_ns - now - kSpinNs, kMaxSleepNs);
-    timespec ts{static_cast<time_t>(d / 1'000'000'000), static_cast<long>(d % 1'000'000'000)};
-    nanosleep(&ts, nullptr);
-    return;  // the caller re-checks stop and time before spinning the rest
-  }
-  while (clock.NowNs() < deadline_ns) {
-#if defined(__x86_64__)
-    _mm_pause();
-#endif
-  }
+  measure::SleepThenSpin(clock, deadline_ns, kSpinNs, kMaxSleepNs);
 }
 
 class Loop {

@@ -132,7 +132,7 @@ StatusOr<RunRecord> LoadRun(const std::string& path) {
   auto parsed = ReadJson(path);
   if (!parsed.ok()) return parsed.status();
   const nlohmann::json& doc = *parsed;
-  if (!doc.is_object() || doc.value("schema", "") != kRunSchema)
+  if (!doc.is_object() || (doc.value("schema", "") != kRunSchema && doc.value("schema", "") != kRunSchemaV1))
     return Status::Corruption(fmt::format("{}: not a storebench run result (expected schema {})", path, kRunSchema));
   RunRecord r;
   r.path = path;

@@ -1,14 +1,13 @@
 #include "storebench/report/result.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <fmt/format.h>
+#include <set>
 
+#include "storebench/base/build_info.h"
 #include "storebench/base/units.h"
+#include "storebench/report/metrics_json.h"
 
 namespace storebench::report {
 namespace {
@@ -46,16 +45,16 @@ nlohmann::json LatencyJson(const measure::Histogram& h) {
   return j;
 }
 
-nlohmann::json BuildRunJson(const driver::RunResult& r, const nlohmann::json& config, const nlohmann::json& environment,
-                            const nlohmann::json& backend_results, const std::vector<std::string>& command) {
+nlohmann::json ToolJson() {
+  const BuildInfo& b = GetBuildInfo();
+  return {{"name", "storebench"},   {"version", b.version},       {"git_commit", b.git_commit},
+          {"build_type", b.build_type}, {"compiler", b.compiler}, {"rocksdb", b.rocksdb},
+          {"liburing", b.liburing},   {"sanitizers", b.sanitizers}};
+}
+
+StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
   const measure::Sample& total = *r.total;
   nlohmann::json doc;
-  doc["schema"] = kRunSchema;
-  doc["tool"] = {{"name", "storebench"}, {"version", "0.1.0"}};
-  doc["command"] = command;
-  doc["finished_at"] = IsoNow();
-  doc["config"] = config;
-  doc["environment"] = environment;
   double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
   doc["throughput"] = {{"ops_per_sec", ops_per_sec},
                        {"bytes_per_sec", r.elapsed_s > 0 ? static_cast<double>(total.bytes()) / r.elapsed_s : 0}};
@@ -74,10 +73,15 @@ nlohmann::json BuildRunJson(const driver::RunResult& r, const nlohmann::json& co
                    {"outcomes", OutcomesJson(r.layout, outcomes)}};
   doc["latency"] = {{"response", LatencyJson(total.AllResponse())}, {"service", LatencyJson(total.AllService())}};
   doc["schedule"] = {{"open_loop", r.open_loop}, {"start_lag", LatencyJson(total.start_lag())}};
-  doc["resources"] = {{"cpu_user_s", r.cpu_user_s},
-                      {"cpu_sys_s", r.cpu_sys_s},
-                      {"voluntary_context_switches", r.voluntary_switches},
-                      {"involuntary_context_switches", r.involuntary_switches}};
+  auto value = [&](const char* section, const char* name) {
+    return MetricValueJson(r.metrics, *r.metrics.Find({section, name}));
+  };
+  if (r.metrics.Find({"cpu", "user_s"})) {
+    doc["resources"] = {{"cpu_user_s", value("cpu", "user_s")},
+                        {"cpu_sys_s", value("cpu", "sys_s")},
+                        {"voluntary_context_switches", value("cpu", "voluntary_switches")},
+                        {"involuntary_context_switches", value("cpu", "involuntary_switches")}};
+  }
   nlohmann::json kinds = nlohmann::json::object();
   for (size_t k = 0; k < total.kinds().size(); ++k) {
     const auto& ks = total.kinds()[k];
@@ -117,11 +121,44 @@ nlohmann::json BuildRunJson(const driver::RunResult& r, const nlohmann::json& co
                         {"backlog", st.backlog}, {"lag_ns", st.lag_ns},           {"response", PercentilesJson(st.response)},
                         {"service", PercentilesJson(st.service)}};
     if (st.group_ops.size() > 1) i["group_ops"] = st.group_ops;
-    if (!st.backend.is_null()) i["backend"] = st.backend;
+    if (!st.backend.empty()) {
+      nlohmann::json b = nlohmann::json::object();
+      STOREBENCH_RETURN_IF_ERROR(AddMetricsJson(st.backend, &b));
+      i["backend"] = std::move(b);
+    }
     intervals.push_back(std::move(i));
   }
   doc["intervals"] = intervals;
-  for (auto it = backend_results.begin(); it != backend_results.end(); ++it) doc[it.key()] = it.value();
+  static const std::set<std::string> kCoreKeys = {"schema",  "tool",   "command",  "finished_at", "config",
+                                                  "environment", "throughput", "totals", "latency", "schedule",
+                                                  "resources", "kinds", "groups", "intervals", "two_phase"};
+  STOREBENCH_RETURN_IF_ERROR(AddMetricsJson(r.metrics, &doc, kCoreKeys));
+  return doc;
+}
+
+StatusOr<nlohmann::json> BuildRunJson(const job::JobResult& r, const std::vector<std::string>& command) {
+  auto phase = PhaseJson(r.run);
+  if (!phase.ok()) return phase.status();
+  nlohmann::json doc;
+  doc["schema"] = kRunSchema;
+  doc["tool"] = ToolJson();
+  doc["command"] = command;
+  doc["finished_at"] = IsoNow();
+  doc["config"] = r.config;
+  doc["environment"] = r.environment;
+  doc.update(*phase);
+  doc["schedule"]["effective"] = r.schedule;
+  if (r.two_phase) {
+    nlohmann::json tp = {{"capacity_ops_per_sec", r.two_phase->capacity_ops_per_sec},
+                         {"fraction", r.two_phase->fraction},
+                         {"target_ops_per_sec", r.two_phase->target_ops_per_sec}};
+    if (r.two_phase->phase1.total) {
+      auto p1 = PhaseJson(r.two_phase->phase1);
+      if (!p1.ok()) return p1.status();
+      tp["phase1"] = std::move(*p1);
+    }
+    doc["two_phase"] = std::move(tp);
+  }
   return doc;
 }
 
@@ -137,8 +174,7 @@ std::string IntervalCsv(const driver::RunResult& r) {
   return out;
 }
 
-std::string HumanSummary(const driver::RunResult& r, const std::string& title,
-                         const std::vector<std::string>& backend_lines) {
+std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   const measure::Sample& total = *r.total;
   std::string s = fmt::format("== {} ==\n", title);
   double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
@@ -181,9 +217,32 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title,
                        FormatDurationNs(static_cast<double>(p.max)));
     }
   }
-  s += fmt::format("  cpu       user {:.2f} s, sys {:.2f} s, context switches {} voluntary / {} involuntary\n",
-                   r.cpu_user_s, r.cpu_sys_s, r.voluntary_switches, r.involuntary_switches);
-  for (const auto& line : backend_lines) s += "  " + line + "\n";
+  const measure::MetricSet& m = r.metrics;
+  auto f = [&](std::initializer_list<const char*> path) {
+    return FormatMetric(m, measure::MetricPath(path.begin(), path.end()));
+  };
+  if (m.Find({"cpu", "user_s"}))
+    s += fmt::format("  cpu       user {}, sys {}, context switches {} voluntary / {} involuntary\n", f({"cpu", "user_s"}),
+                     f({"cpu", "sys_s"}), f({"cpu", "voluntary_switches"}), f({"cpu", "involuntary_switches"}));
+  if (m.Find({"cache", "dataset_bytes"})) {
+    auto residency = [&](const char* when) {
+      if (!m.Value({"cache", when, "fraction"})) return std::string("unknown");
+      return fmt::format("{:.1f}% of {} resident ({})", 100 * *m.Value({"cache", when, "fraction"}),
+                         f({"cache", when, "known_bytes"}), f({"cache", when, "source"}));
+    };
+    s += fmt::format("  cache     {}: before {}, after {}\n", f({"cache", "state"}), residency("before"),
+                     residency("after"));
+  }
+  if (m.Find({"io", "requested_bytes"})) {
+    s += fmt::format("  io        requested {}, syscalls moved {}, device read {} (read amplification {}), {} syscalls "
+                     "({}/op)\n",
+                     f({"io", "requested_bytes"}), f({"io", "transferred_bytes"}), f({"io", "device_read_bytes"}),
+                     f({"io", "read_amplification"}), f({"io", "syscalls"}), f({"io", "syscalls_per_op"}));
+  } else if (m.Value({"io", "device_read_bytes"}).value_or(0) > 0) {
+    s += fmt::format("  io        device read {}, read syscalls returned {}\n", f({"io", "device_read_bytes"}),
+                     f({"io", "rchar_bytes"}));
+  }
+  for (const std::string& line : MetricSummaryLines(m)) s += "  " + line + "\n";
   return s;
 }
 
@@ -196,35 +255,6 @@ std::string ProgressLine(const driver::IntervalStats& t) {
   if (t.backlog >= 1 || t.lag_ns) line += fmt::format("  backlog {:.0f}", t.backlog);
   if (t.errors) line += fmt::format("  errors {}", t.errors);
   return line;
-}
-
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("open", tmp, errno);
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return ErrnoStatus("write", tmp, err);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return ErrnoStatus("close", tmp, err);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return ErrnoStatus("rename", path, err);
-  }
-  return Status::Ok();
 }
 
 }  // namespace storebench::report

@@ -1,11 +1,14 @@
-// The outputs of a run: the JSON result document (schema "storebench.run/1"),
+// The outputs of a run: the JSON result document (schema "storebench.run/2"; compare also reads run/1),
 // the interval CSV, the human summary and the live progress line.
 //
 // JSON layout (keys scripts rely on): schema, tool, command, config,
 // environment, throughput.ops_per_sec, totals.{ops,errors,…},
 // latency.{response,service}.{p50_ns,p90_ns,p99_ns,p999_ns,p9999_ns,max_ns,
 // min_ns,mean_ns,stddev_ns,count,histogram}, schedule.start_lag, kinds.<name>,
-// groups.<name>, intervals[], plus what the backend adds (io, cache, …).
+// groups.<name>, intervals[], resources; the process-wide figures cpu, io
+// (/proc/self/io) and cache (the data set's page-cache residency) for every
+// backend; and the backend's own figures under its name (file, whisper,
+// rocksdb, null) or under io (what its read path counted).
 // The `histogram` strings are lossless (measure::Histogram::Encode()), so
 // later tools can merge runs and recompute any percentile.
 #pragma once
@@ -16,31 +19,37 @@
 
 #include "storebench/base/status.h"
 #include "storebench/driver/runner.h"
+#include "storebench/job/run.h"
 
 namespace storebench::report {
 
-inline constexpr const char* kRunSchema = "storebench.run/1";
+// run/2 (this version): backend figures are typed metrics; `file.groups` is an
+// object keyed by group index (an array in run/1); `config` is the job as
+// given (run/1 overwrote config.schedule with the schedule run, now
+// `schedule.effective`). `compare` and `report` read both.
+inline constexpr const char* kRunSchema = "storebench.run/2";
+inline constexpr const char* kRunSchemaV1 = "storebench.run/1";
 
 nlohmann::json LatencyJson(const measure::Histogram& h);
 
-// The whole result document. `config` and `environment` are stored as given;
-// `backend_results` objects are merged at top level.
-nlohmann::json BuildRunJson(const driver::RunResult& result, const nlohmann::json& config,
-                            const nlohmann::json& environment, const nlohmann::json& backend_results,
-                            const std::vector<std::string>& command);
+// The figures of one measured phase: throughput, totals, latency, schedule,
+// resources, kinds, groups, intervals and the typed metrics.
+StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& result);
+
+// The whole result document of a job's run; `command` is the argv kept in it.
+StatusOr<nlohmann::json> BuildRunJson(const job::JobResult& result, const std::vector<std::string>& command);
 
 // One line per interval: elapsed_s,ops,ops_per_sec,p50_ns,p99_ns,p999_ns,max_ns,backlog,…
 std::string IntervalCsv(const driver::RunResult& result);
 
-// The human summary (several lines, ends with a newline).
-std::string HumanSummary(const driver::RunResult& result, const std::string& title,
-                         const std::vector<std::string>& backend_lines);
+// The human summary (several lines, ends with a newline), the backend's and
+// the process's figures included.
+std::string HumanSummary(const driver::RunResult& result, const std::string& title);
 
 // The one-line progress text for a tick.
 std::string ProgressLine(const driver::IntervalStats& tick);
 
-// Writes `text` to `path` through a temporary file and rename, so a reader
-// never sees a half-written file.
-Status WriteFileAtomically(const std::string& path, const std::string& text);
+// The `tool` object: name, version, commit, build type, compiler, library versions.
+nlohmann::json ToolJson();
 
 }  // namespace storebench::report

@@ -2,27 +2,20 @@
 
 #include <fmt/format.h>
 
-#include "storebench/backend/file/cache_state.h"
-#include "storebench/base/units.h"
-
 namespace storebench::backend::file {
 
-void RunAccounting::Begin(const Dataset& dataset) {
+using measure::MergeRule;
+using measure::Unit;
+
+void RunAccounting::Begin() {
   std::lock_guard<std::mutex> lock(mu_);
   io_ = {};
   groups_.clear();
   first_error_ = Status::Ok();
-  window_.Begin(dataset.paths);
 }
 
-void RunAccounting::MeasureStarted() {
+Status RunAccounting::End() {
   std::lock_guard<std::mutex> lock(mu_);
-  window_.MeasureStarted();
-}
-
-Status RunAccounting::End(const Dataset& dataset) {
-  std::lock_guard<std::mutex> lock(mu_);
-  window_.End(dataset.paths);
   return first_error_;
 }
 
@@ -46,95 +39,56 @@ uint64_t RunAccounting::Ops() const {
   return n;
 }
 
-double RunAccounting::ReadAmplification() const {
-  if (!window_.proc_delta().ok() || io_.bytes_requested == 0) return -1;
-  return static_cast<double>(window_.proc_delta().value().read_bytes) / static_cast<double>(io_.bytes_requested);
-}
-
-nlohmann::json RunAccounting::Json(const Dataset& dataset, const FileOptions& o) const {
+void RunAccounting::Figures(const Dataset& dataset, const FileOptions& o, measure::MetricSet* out) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const uint64_t ops = Ops();
-  nlohmann::json by_kind = nlohmann::json::object();
+  out->Counter({"io", "ops"}, Ops(), Unit::kOps);
+  out->Counter({"io", "reads"}, io_.requests, Unit::kCalls);
+  out->Counter({"io", "requested_bytes"}, io_.bytes_requested, Unit::kBytes);
+  out->Counter({"io", "returned_bytes"}, io_.bytes_returned, Unit::kBytes);
+  out->Counter({"io", "transferred_bytes"}, io_.bytes_transferred, Unit::kBytes);
+  out->Counter({"io", "syscalls"}, io_.DataSyscalls(), Unit::kCalls);
+  out->Counter({"io", "syscalls_total"}, io_.TotalSyscalls(), Unit::kCalls);
   for (size_t k = 0; k < io::kSyscallKinds; ++k) {
-    if (io_.syscalls[k] != 0) by_kind[std::string(io::SyscallName(static_cast<io::Syscall>(k)))] = io_.syscalls[k];
+    if (io_.syscalls[k] != 0)
+      out->Counter({"io", "syscalls_by_kind", std::string(io::SyscallName(static_cast<io::Syscall>(k)))},
+                   io_.syscalls[k], Unit::kCalls);
   }
-  nlohmann::json io = {
-      {"scope", RunWindow::kScope},
-      {"ops", ops},
-      {"reads", io_.requests},
-      {"requested_bytes", io_.bytes_requested},
-      {"returned_bytes", io_.bytes_returned},
-      {"transferred_bytes", io_.bytes_transferred},
-      {"syscalls", io_.DataSyscalls()},
-      {"syscalls_total", io_.TotalSyscalls()},
-      {"syscalls_by_kind", by_kind},
-      {"syscalls_per_op", Ratio(io_.DataSyscalls(), ops)},
-      {"inline_reads", io_.inline_reads},
-      {"pool_reads", io_.pool_reads},
-      {"resubmissions", io_.resubmissions},
-      {"errors", io_.errors},
-      {"syscall_amplification", Ratio(io_.bytes_transferred, io_.bytes_requested)},
-  };
-  window_.AddProcIo(&io, io_.bytes_requested);
-  nlohmann::json groups = nlohmann::json::array();
-  for (const auto& [id, g] : groups_) {
-    nlohmann::json gj = {{"group", id}, {"ops", g.ops}, {"requested_bytes", g.requested_bytes}};
-    if (g.scans) {
-      gj["first_pass_s"] = g.all_passed ? nlohmann::json(static_cast<double>(g.first_pass_ns) / 1e9)
-                                        : nlohmann::json("unfinished");
-    }
-    groups.push_back(gj);
-  }
-  nlohmann::json file = {{"workload", WorkloadName(o.workload)},
-                         {"method", o.method},
-                         {"block_size", o.block_size},
-                         {"direct", o.direct},
-                         {"prefetch", o.prefetch},
-                         {"verify", o.verify},
-                         {"files", dataset.files},
-                         {"file_size", dataset.file_size},
-                         {"groups", groups}};
-  if (o.workload == Workload::kColumns) {
-    file["columns"] = std::min<uint64_t>(o.columns, dataset.files);
-    file["serial_columns"] = o.serial_columns;
-  }
-  if (o.workload != Workload::kSeqRead) file["offset_dist"] = o.offset_dist;
-  return {{"io", io},
-          {"cache", window_.CacheJson(o.cache, dataset.total_bytes())},
-          {"cpu", window_.CpuJson()},
-          {"file", file}};
-}
+  out->Ratio({"io", "syscalls_per_op"}, {"io", "syscalls"}, {"io", "ops"}, 1, Unit::kCount);
+  out->Counter({"io", "inline_reads"}, io_.inline_reads, Unit::kCalls);
+  out->Counter({"io", "pool_reads"}, io_.pool_reads, Unit::kCalls);
+  out->Counter({"io", "resubmissions"}, io_.resubmissions, Unit::kCalls);
+  out->Counter({"io", "errors"}, io_.errors);
+  out->Ratio({"io", "syscall_amplification"}, {"io", "transferred_bytes"}, {"io", "requested_bytes"});
 
-std::vector<std::string> RunAccounting::Lines(const FileOptions& o) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const uint64_t ops = Ops();
-  std::vector<std::string> lines;
-  lines.push_back(fmt::format("file: {} via {}{}{}, {} blocks, cache {}", WorkloadName(o.workload), o.method,
-                              o.direct ? " O_DIRECT" : "", o.prefetch ? " +prefetch" : "",
-                              FormatBytes(static_cast<double>(o.block_size)), CacheStateName(o.cache)));
-  lines.push_back(fmt::format("  cache before: {}", ResidencyLine(window_.before())));
-  lines.push_back(fmt::format("  cache after:  {}", ResidencyLine(window_.after())));
-  const StatusOr<io::ProcIo>& proc = window_.proc_delta();
-  std::string dev = proc.ok() ? FormatBytes(static_cast<double>(proc.value().read_bytes)) : "unknown";
-  const io::ResourceUsage& ru = window_.rusage_delta();
-  const double amp = ReadAmplification();
-  lines.push_back(fmt::format("  requested {}, syscalls moved {}, device read {} (amplification {})",
-                              FormatBytes(static_cast<double>(io_.bytes_requested)),
-                              FormatBytes(static_cast<double>(io_.bytes_transferred)), dev,
-                              amp < 0 ? std::string("unknown") : fmt::format("{:.3f}", amp)));
-  lines.push_back(fmt::format("  syscalls {} ({:.2f}/op), inline {} / pool {}, cpu user {:.2f}s sys {:.2f}s, "
-                              "ctx switches {} vol / {} invol",
-                              io_.DataSyscalls(), ops ? static_cast<double>(io_.DataSyscalls()) / ops : 0.0,
-                              io_.inline_reads, io_.pool_reads, static_cast<double>(ru.user_ns) / 1e9,
-                              static_cast<double>(ru.system_ns) / 1e9, ru.voluntary_switches, ru.involuntary_switches));
+  out->Text({"file", "workload"}, std::string(WorkloadName(o.workload))).summary = "workload";
+  out->Text({"file", "method"}, o.method).summary = "method";
+  out->Gauge({"file", "block_size"}, static_cast<double>(o.block_size), Unit::kBytes, MergeRule::kSame).summary =
+      "block";
+  out->Flag({"file", "direct"}, o.direct).summary = "O_DIRECT";
+  out->Flag({"file", "prefetch"}, o.prefetch).merge = MergeRule::kSame;
+  out->Flag({"file", "verify"}, o.verify).merge = MergeRule::kSame;
+  out->Gauge({"file", "files"}, static_cast<double>(dataset.files), Unit::kCount, MergeRule::kSame);
+  out->Gauge({"file", "file_size"}, static_cast<double>(dataset.file_size), Unit::kBytes, MergeRule::kSame);
   for (const auto& [id, g] : groups_) {
-    if (g.scans && groups_.size() > 1) {
-      lines.push_back(fmt::format("  group {}: first full scan {}", id,
-                                  g.all_passed ? fmt::format("{:.3f}s", static_cast<double>(g.first_pass_ns) / 1e9)
-                                               : std::string("unfinished")));
+    const std::string group = std::to_string(id);
+    out->Counter({"file", "groups", group, "ops"}, g.ops, Unit::kOps);
+    out->Counter({"file", "groups", group, "requested_bytes"}, g.requested_bytes, Unit::kBytes);
+    if (g.scans) {
+      if (g.all_passed) {
+        out->Gauge({"file", "groups", group, "first_pass_s"}, static_cast<double>(g.first_pass_ns) / 1e9,
+                   Unit::kSeconds, MergeRule::kMax)
+            .summary = fmt::format("group {} first full scan", group);
+      } else {
+        out->Unknown({"file", "groups", group, "first_pass_s"}, "unfinished", Unit::kSeconds);
+      }
     }
   }
-  return lines;
+  if (o.workload == Workload::kColumns) {
+    out->Gauge({"file", "columns"}, static_cast<double>(std::min<uint64_t>(o.columns, dataset.files)), Unit::kCount,
+               MergeRule::kSame);
+    out->Flag({"file", "serial_columns"}, o.serial_columns).merge = MergeRule::kSame;
+  }
+  if (o.workload != Workload::kSeqRead) out->Text({"file", "offset_dist"}, o.offset_dist);
 }
 
 }  // namespace storebench::backend::file

@@ -1,29 +1,26 @@
-// RunAccounting: everything the `file` backend reports about a run beyond
-// latency — what the read methods asked of the kernel (IoCounters summed over
-// every worker), what the kernel says it did (/proc/self/io deltas), CPU time
-// and context switches (getrusage deltas), page-cache residency before and
-// after, and per worker group the reads and the time of the first full scan.
+// RunAccounting: what the `file` backend reports about a run beyond latency —
+// what the read methods asked of the kernel (IoCounters summed over every
+// worker), and per worker group the reads and the time of the first full
+// scan — as typed figures. What the kernel says it did (/proc/self/io), CPU
+// time and page-cache residency are the driver's (driver/accounting.h).
 //
 // Workers keep their own counters while they run and hand them over once, in
 // AddWorker(), when they finish, so the hot path shares nothing.
-// Thread-safety: AddWorker() and MeasureStarted() may be called from any thread; Begin(), End(),
-// Json() and Lines() from the main thread only, not while workers run.
+// Thread-safety: AddWorker() may be called from any thread; Begin(), End() and
+// Figures() from the main thread only, not while workers run.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "storebench/backend/file/cache_state.h"
 #include "storebench/backend/file/dataset.h"
 #include "storebench/backend/file/options.h"
 #include "storebench/base/status.h"
 #include "storebench/io/counters.h"
-#include "storebench/io/page_cache.h"
-#include "storebench/io/proc_io.h"
+#include "storebench/measure/metrics.h"
 
 namespace storebench::backend::file {
 
@@ -39,17 +36,13 @@ struct WorkerTotals {
 
 class RunAccounting {
  public:
-  // Resets the totals and snapshots the process and the cache (after the cache state was applied).
-  void Begin(const Dataset& dataset);
-  // When the warm-up ends: snapshots /proc/self/io and rusage again, so their deltas cover the
-  // measured window only (the workers' own counters restart at the same point).
-  void MeasureStarted();
-  // Snapshots again; returns the first failure a worker reported (it fails the run).
-  Status End(const Dataset& dataset);
+  // Resets the totals.
+  void Begin();
+  // Returns the first failure a worker reported (it fails the run).
+  Status End();
   void AddWorker(const WorkerTotals& totals);
 
-  nlohmann::json Json(const Dataset& dataset, const FileOptions& options) const;
-  std::vector<std::string> Lines(const FileOptions& options) const;
+  void Figures(const Dataset& dataset, const FileOptions& options, measure::MetricSet* out) const;
 
  private:
   struct Group {
@@ -59,14 +52,12 @@ class RunAccounting {
     bool scans = false;
     bool all_passed = true;
   };
-  double ReadAmplification() const;
   uint64_t Ops() const;
 
   mutable std::mutex mu_;  // guards everything below against AddWorker
   io::IoCounters io_;
   std::map<int, Group> groups_;
   Status first_error_;
-  RunWindow window_;
 };
 
 }  // namespace storebench::backend::file

@@ -1,5 +1,7 @@
 #include "storebench/backend/file/dataset.h"
 
+#include "storebench/base/atomic_file.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,10 +57,9 @@ StatusOr<Dataset> ReadManifest(const std::string& dir) {
   return d;
 }
 
-// Writes the manifest through a temporary file, fsync and rename, then syncs the directory.
+// Writes the manifest atomically and durably (the data files were fsynced as they were written).
 Status WriteManifest(const Dataset& d) {
   const std::string path = ManifestPath(d.dir);
-  const std::string tmp = path + ".tmp";
   const std::string text = nlohmann::json{{"format", kFormat},
                                           {"files", d.files},
                                           {"file_size", d.file_size},
@@ -67,24 +68,7 @@ Status WriteManifest(const Dataset& d) {
                                           {"complete", true}}
                                .dump(1) +
                            "\n";
-  {
-    Fd f(open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (f.fd < 0) return ErrnoStatus("create", tmp, errno);
-    if (write(f.fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-      const int err = errno;
-      unlink(tmp.c_str());
-      return ErrnoStatus("write", tmp, err);
-    }
-    if (fsync(f.fd) != 0) {
-      const int err = errno;
-      unlink(tmp.c_str());
-      return ErrnoStatus("fsync", tmp, err);
-    }
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename to", path, errno);
-  Fd dirfd(open(d.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dirfd.fd >= 0) fsync(dirfd.fd);
-  return Status::Ok();
+  return WriteFileAtomically(path, text);
 }
 
 Status WriteError(const char* op, const std::string& path, int err, uint64_t need) {

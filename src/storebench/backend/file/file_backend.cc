@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "storebench/backend/file/accounting.h"
-#include "storebench/backend/file/cache_state.h"
 #include "storebench/backend/file/dataset.h"
 #include "storebench/backend/file/options.h"
 #include "storebench/backend/file/workloads.h"
@@ -21,23 +20,48 @@ namespace {
 class FileBackend final : public Backend {
  public:
   FileBackend(FileOptions options, const CommonOptions& common) : common_(common) {
+    if (options.align == 0) options.align = options.block_size;
+    options.method_options = options.MethodOptions();
     shared_.options = std::move(options);
     shared_.accounting = &accounting_;
     shared_.total_threads = common.threads;
   }
 
-  uint32_t capabilities() const override { return kCanPrepare | kAsync | kNeedsData; }
+  uint32_t capabilities() const override { return kCanPrepare | kNeedsData; }
 
-  Status Prepare() override {
+  // Whether reads can be in flight together is the read method's property.
+  Status CheckGroup(const GroupSettings& g) const override {
+    const FileOptions& o = shared_.options;
+    if (g.queue_depth <= 1) return Status::Ok();
+    const io::MethodInfo* info = nullptr;
+    for (const io::MethodInfo& m : io::ReadMethods())
+      if (m.name == o.method) info = &m;
+    if (!info || !(info->capabilities & io::kCapAsync)) {
+      return Status::InvalidArgument(fmt::format(
+          "--iodepth {}: method {} finishes each read before returning; use io_uring or pread_threadpool for more "
+          "than one read in flight per worker",
+          g.queue_depth, o.method));
+    }
+    if (o.workload == Workload::kColumns)
+      return Status::InvalidArgument("--iodepth: a columns query's parallelism is its --columns reads; leave --iodepth "
+                                     "at 1");
+    if (o.prefetch)
+      return Status::InvalidArgument("--prefetch: double buffering is for --iodepth 1; deeper queues already read "
+                                     "ahead");
+    return Status::Ok();
+  }
+
+  std::vector<std::string> DataPaths() const override { return shared_.dataset.paths; }
+  std::string DataDir() const override { return shared_.options.data; }
+
+  Status Prepare(PrepareReport* report) override {
     const FileOptions& o = shared_.options;
     if (o.data.empty()) return Status::InvalidArgument("--data: give the directory for the data set, e.g. --data /mnt/sb");
     bool created = false;
     auto d = PrepareDataset(o.data, o.files ? o.files : 4, o.file_size ? o.file_size : uint64_t{256} << 20,
                             common_.seed, &created);
     if (!d.ok()) return d.status();
-    prepare_line_ = fmt::format("file: {} in {} {}", d->Describe(), d->dir,
-                                created ? "prepared (every 4 KiB block stamped; manifest written last)"
-                                        : "already prepared and matching: nothing to do");
+    *report = {d->Describe(), d->dir, created, "every 4 KiB block stamped; manifest written last"};
     return Status::Ok();
   }
 
@@ -66,21 +90,15 @@ class FileBackend final : public Backend {
   }
 
   Status BeforeRun() override {
-    STOREBENCH_RETURN_IF_ERROR(ApplyCacheState(shared_.options.cache, shared_.dataset.paths));
-    accounting_.Begin(shared_.dataset);
+    accounting_.Begin();
     shared_.start_ns = measure::Clock::Default().NowNs();
     return Status::Ok();
   }
 
-  void MeasureStarted() override { accounting_.MeasureStarted(); }
+  Status AfterRun() override { return accounting_.End(); }
 
-  Status AfterRun() override { return accounting_.End(shared_.dataset); }
-
-  nlohmann::json Results() const override { return accounting_.Json(shared_.dataset, shared_.options); }
-
-  std::vector<std::string> SummaryLines() const override {
-    if (!prepare_line_.empty()) return {prepare_line_};
-    return accounting_.Lines(shared_.options);
+  void Figures(measure::MetricSet* out) const override {
+    accounting_.Figures(shared_.dataset, shared_.options, out);
   }
 
  private:
@@ -118,21 +136,6 @@ class FileBackend final : public Backend {
     if (o.fixed_buffers && !m.Has(io::kCapFixedBuffers))
       return Status::InvalidArgument(fmt::format("--fixed-buffers: method {} has no registered buffers (io_uring has)",
                                                  o.method));
-    const bool async = m.Has(io::kCapAsync);
-    if (common_.queue_depth > 1 && !async) {
-      return Status::InvalidArgument(fmt::format(
-          "--iodepth {}: method {} finishes each read before returning; use io_uring or pread_threadpool for more "
-          "than one read in flight per worker",
-          common_.queue_depth, o.method));
-    }
-    if (o.workload == Workload::kColumns && common_.queue_depth > 1) {
-      return Status::InvalidArgument("--iodepth: a columns query's parallelism is its --columns reads; leave --iodepth "
-                                     "at 1");
-    }
-    if (o.prefetch && common_.queue_depth > 1) {
-      return Status::InvalidArgument("--prefetch: double buffering is for --iodepth 1; deeper queues already read "
-                                     "ahead");
-    }
     return Status::Ok();
   }
 
@@ -140,24 +143,18 @@ class FileBackend final : public Backend {
   FileShared shared_;
   RunAccounting accounting_;
   std::unique_ptr<io::ThreadPool> pool_;
-  std::string prepare_line_;
 };
 
 }  // namespace
 }  // namespace file
 
 BackendInfo FileBackendInfo() {
-  BackendInfo info;
-  info.name = "file";
-  info.description = "raw read methods over stamped files: read, pread, pread_threadpool, mmap, io_uring";
-  info.capabilities = kCanPrepare | kAsync | kNeedsData;
-  info.options = file::FileOptionSpecs();
-  info.create = [](const OptionValues& values, const CommonOptions& common) -> StatusOr<std::unique_ptr<Backend>> {
-    auto o = file::ParseFileOptions(values);
-    if (!o.ok()) return o.status();
-    return std::unique_ptr<Backend>(new file::FileBackend(std::move(*o), common));
-  };
-  return info;
+  return MakeBackendInfo<file::FileOptions>(
+      "file", "raw read methods over stamped files: read, pread, pread_threadpool, mmap, io_uring",
+      kCanPrepare | kNeedsData, file::FileOptionTable(),
+      [](file::FileOptions o, const CommonOptions& common) -> StatusOr<std::unique_ptr<Backend>> {
+        return std::unique_ptr<Backend>(new file::FileBackend(std::move(o), common));
+      });
 }
 
 }  // namespace storebench::backend

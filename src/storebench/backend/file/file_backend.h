@@ -8,7 +8,7 @@
 //   storebench run --backend file --data DIR --workload randread --method io_uring --iodepth 32 --cache cold
 //
 // Parts: options.h (flags), dataset.h + stamp.h (prepare, manifest, verifiable
-// content), workloads.h (workers), cache_state.h, accounting.h (results).
+// content), workloads.h (workers), accounting.h (figures).
 // Thread-safety: as every Backend (backend.h); one thread pool is shared by all
 // workers so that query classes' priorities order the same queue.
 #pragma once

@@ -14,10 +14,8 @@
 namespace storebench::backend::file {
 
 enum class Workload { kRandRead, kSeqRead, kColumns };
-enum class CacheState { kAsIs, kWarm, kCold, kDrop };
 
 std::string_view WorkloadName(Workload w);
-std::string_view CacheStateName(CacheState c);
 
 struct FileOptions {
   std::string data;            // data set directory
@@ -31,18 +29,25 @@ struct FileOptions {
   bool sequential_columns = false;  // columns: offset-dist "sequential" = a scan of the column files
   bool direct = false;
   bool prefetch = false;
-  CacheState cache = CacheState::kAsIs;
   bool verify = false;
   uint64_t columns = 4;        // columns workload: files read together per query
   bool serial_columns = false; // columns: one column read after the other instead of together
-  io::MethodOptions method_options;  // buffer, madvise, sqpoll, register files, pool size
   bool fixed_buffers = false;  // io_uring: registered buffers for the reads
+  // The read method's own options (io::MethodOptions), set from the flags below.
+  uint64_t buffer = 8192;      // read: user-space buffer; 0 = exact-size reads
+  uint64_t pool_threads = 4;
+  bool no_nowait = false;
+  io::Madvise madvise = io::Madvise::kNormal;
+  bool sqpoll = false;
+  bool register_files = false;
+
+  // The method options these flags make (direct, buffer, madvise, sqpoll, …).
+  io::MethodOptions MethodOptions() const;
+  // Set by the backend from the flags: MethodOptions(), and align = block size when not given.
+  io::MethodOptions method_options;
 };
 
-// Parses the backend's option values (defaults already filled in); InvalidArgument names the flag.
-StatusOr<FileOptions> ParseFileOptions(const OptionValues& values);
-
-// The options the backend declares (become `run`/`prepare` flags).
-std::vector<OptionSpec> FileOptionSpecs();
+// The backend's options, declared once (become `run`/`prepare` flags).
+const OptionTable<FileOptions>& FileOptionTable();
 
 }  // namespace storebench::backend::file

@@ -97,10 +97,18 @@ class NullWorker : public Worker {
   uint64_t ops_ = 0;
 };
 
+
 class NullBackend : public Backend {
  public:
   explicit NullBackend(NullOptions options) { shared_.options = options; }
-  uint32_t capabilities() const override { return kAsync; }
+  uint32_t capabilities() const override { return 0; }
+  Status CheckGroup(const GroupSettings& group) const override {
+    if (group.queue_depth > 1 && !shared_.options.async)
+      return Status::InvalidArgument(fmt::format(
+          "--iodepth {}: the null backend completes ops synchronously unless --null-async is given",
+          group.queue_depth));
+    return Status::Ok();
+  }
   Status BeforeRun() override {
     shared_.epoch_ns = Clock::Default().NowNs();
     return Status::Ok();
@@ -108,80 +116,83 @@ class NullBackend : public Backend {
   StatusOr<std::unique_ptr<Worker>> NewWorker(const WorkerContext& context) override {
     return std::unique_ptr<Worker>(new NullWorker(&shared_, context.queue_depth));
   }
-  nlohmann::json Results() const override {
+  void Figures(measure::MetricSet* out) const override {
     const NullOptions& o = shared_.options;
-    return {{"null",
-             {{"service_ns", o.service_ns},
-              {"service", o.service == NullOptions::Service::kZero   ? "zero"
-                          : o.service == NullOptions::Service::kSpin ? "spin"
-                                                                     : "sleep"},
-              {"stall_ns", o.stall_ns},
-              {"stall_period_ns", o.stall_period_ns},
-              {"async", o.async},
-              {"fail_every", o.fail_every}}}};
+    out->Gauge({"null", "service_ns"}, static_cast<double>(o.service_ns), measure::Unit::kNanoseconds,
+               measure::MergeRule::kSame);
+    out->Text({"null", "service"}, o.service == NullOptions::Service::kZero   ? "zero"
+                                   : o.service == NullOptions::Service::kSpin ? "spin"
+                                                                              : "sleep");
+    out->Gauge({"null", "stall_ns"}, static_cast<double>(o.stall_ns), measure::Unit::kNanoseconds,
+               measure::MergeRule::kSame);
+    out->Gauge({"null", "stall_period_ns"}, static_cast<double>(o.stall_period_ns), measure::Unit::kNanoseconds,
+               measure::MergeRule::kSame);
+    out->Flag({"null", "async"}, o.async).merge = measure::MergeRule::kSame;
+    out->Gauge({"null", "fail_every"}, static_cast<double>(o.fail_every), measure::Unit::kCount,
+               measure::MergeRule::kSame);
   }
 
  private:
   NullShared shared_;
 };
 
+// "spin:200ns" / "sleep:1ms" / "0".
+Status SetServiceTime(NullOptions& o, const std::string& text) {
+  o.service = NullOptions::Service::kZero;
+  o.service_ns = 0;
+  if (text == "0") return Status::Ok();
+  constexpr const char* kForm = "--service-time: expected 0, spin:DURATION or sleep:DURATION (e.g. spin:200ns, sleep:1ms)";
+  auto colon = text.find(':');
+  std::string mode = colon == std::string::npos ? "" : text.substr(0, colon);
+  auto ns = colon == std::string::npos ? StatusOr<uint64_t>(Status::InvalidArgument(""))
+                                       : ParseDurationNs(text.substr(colon + 1), "--service-time");
+  if ((mode != "spin" && mode != "sleep") || !ns.ok())
+    return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  o.service = mode == "spin" ? NullOptions::Service::kSpin : NullOptions::Service::kSleep;
+  o.service_ns = *ns;
+  return Status::Ok();
+}
+
+// "100ms/1s" / "0".
+Status SetStall(NullOptions& o, const std::string& text) {
+  o.stall_ns = o.stall_period_ns = 0;
+  if (text == "0") return Status::Ok();
+  constexpr const char* kForm = "--stall: expected PAUSE/PERIOD with PAUSE < PERIOD, e.g. 100ms/1s";
+  auto slash = text.find('/');
+  if (slash == std::string::npos) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  auto pause = ParseDurationNs(text.substr(0, slash), "--stall");
+  auto period = ParseDurationNs(text.substr(slash + 1), "--stall");
+  if (!pause.ok() || !period.ok() || *pause == 0 || *pause >= *period)
+    return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  o.stall_ns = *pause;
+  o.stall_period_ns = *period;
+  return Status::Ok();
+}
+
 }  // namespace
 
-StatusOr<NullOptions> ParseNullOptions(const OptionValues& values) {
-  NullOptions o;
-  auto get = [&](const char* name) { return OptionValue(values, name); };
-  std::string service = get("service-time");
-  if (!service.empty() && service != "0") {
-    constexpr const char* kForm = "--service-time: expected 0, spin:DURATION or sleep:DURATION (e.g. spin:200ns, sleep:1ms)";
-    auto colon = service.find(':');
-    if (colon == std::string::npos) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, service));
-    std::string mode = service.substr(0, colon);
-    if (mode == "spin") o.service = NullOptions::Service::kSpin;
-    else if (mode == "sleep") o.service = NullOptions::Service::kSleep;
-    else return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, service));
-    auto ns = ParseDurationNs(service.substr(colon + 1), "--service-time");
-    if (!ns.ok()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, service));
-    o.service_ns = *ns;
-  }
-  std::string stall = get("stall");
-  if (!stall.empty() && stall != "0") {
-    constexpr const char* kForm = "--stall: expected PAUSE/PERIOD with PAUSE < PERIOD, e.g. 100ms/1s";
-    auto slash = stall.find('/');
-    if (slash == std::string::npos) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, stall));
-    auto pause = ParseDurationNs(stall.substr(0, slash), "--stall");
-    auto period = ParseDurationNs(stall.substr(slash + 1), "--stall");
-    if (!pause.ok() || !period.ok() || *pause == 0 || *pause >= *period)
-      return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, stall));
-    o.stall_ns = *pause;
-    o.stall_period_ns = *period;
-  }
-  o.async = get("null-async") == "1";
-  std::string fail = get("fail-every");
-  if (!fail.empty()) {
-    auto n = ParseCount(fail, "--fail-every");
-    if (!n.ok()) return n.status();
-    o.fail_every = *n;
-  }
-  return o;
+const OptionTable<NullOptions>& NullOptionTable() {
+  static const OptionTable<NullOptions> table = [] {
+    OptionTable<NullOptions> t("backend 'null'");
+    t.Custom({"service-time", OptionType::kText, "null: time each op takes", "0", {}, "", "0 | spin:DURATION | sleep:DURATION"},
+             SetServiceTime)
+        .Custom({"stall", OptionType::kText, "null: pause every worker for PAUSE once per PERIOD (a hiccuping device)",
+                 "", {}, "", "PAUSE/PERIOD, e.g. 100ms/1s"},
+                SetStall)
+        .Flag("null-async", &NullOptions::async, "null: complete ops through the async path (with --iodepth > 1)")
+        .Count("fail-every", &NullOptions::fail_every, "null: every Nth op of each worker fails (outcome error); 0 = none",
+               "0");
+    return t;
+  }();
+  return table;
 }
 
 BackendInfo NullBackendInfo() {
-  BackendInfo info;
-  info.name = "null";
-  info.description = "does nothing (or spins/sleeps): measures the driver itself";
-  info.capabilities = kAsync;
-  info.options = {
-      {"service-time", "null: time each op takes: 0, spin:DURATION or sleep:DURATION (e.g. spin:200ns)", "0", false},
-      {"stall", "null: pause every worker for PAUSE once per PERIOD, e.g. 100ms/1s (a hiccuping device)", "", false},
-      {"null-async", "null: complete ops through the async path (with --iodepth > 1)", "", true},
-      {"fail-every", "null: every Nth op of each worker fails (outcome error), e.g. 100; 0 = none", "0", false},
-  };
-  info.create = [](const OptionValues& values, const CommonOptions&) -> StatusOr<std::unique_ptr<Backend>> {
-    auto o = ParseNullOptions(values);
-    if (!o.ok()) return o.status();
-    return std::unique_ptr<Backend>(new NullBackend(*o));
-  };
-  return info;
+  return MakeBackendInfo<NullOptions>(
+      "null", "does nothing (or spins/sleeps): measures the driver itself", 0, NullOptionTable(),
+      [](NullOptions o, const CommonOptions&) -> StatusOr<std::unique_ptr<Backend>> {
+        return std::unique_ptr<Backend>(new NullBackend(o));
+      });
 }
 
 }  // namespace storebench::backend

@@ -21,6 +21,7 @@ struct NullOptions {
   bool async = false;
   uint64_t fail_every = 0;       // every Nth op of a worker fails (outcome "error"); 0 = none
 };
-StatusOr<NullOptions> ParseNullOptions(const OptionValues& values);
+// The null backend's options, declared once.
+const OptionTable<NullOptions>& NullOptionTable();
 
 }  // namespace storebench::backend

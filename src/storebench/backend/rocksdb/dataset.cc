@@ -1,5 +1,7 @@
 #include "storebench/backend/rocksdb/dataset.h"
 
+#include "storebench/base/atomic_file.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,19 +56,7 @@ Status WriteManifest(const std::string& dir, const Manifest& m) {
                       {"value_size", m.value_size}, {"fill", m.fill}, {"seed", m.seed},
                       {"compression", m.compression}};
   std::string path = dir + "/" + kManifestName;
-  std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) return ErrnoStatus("create", tmp, errno);
-  std::string text = j.dump(1) + "\n";
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int err = errno;
-  ok = (std::fflush(f) == 0) && ok;
-  if (!ok) err = errno;
-  ok = (::fsync(fileno(f)) == 0) && ok;
-  std::fclose(f);
-  if (!ok) return ErrnoStatus("write", tmp, err);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename", tmp, errno);
-  return Status::Ok();
+  return WriteFileAtomically(path, j.dump(1) + "\n");
 }
 
 Status ResolveShape(const std::optional<Manifest>& manifest, RocksdbConfig* c) {

@@ -74,137 +74,108 @@ const char* WorkloadName(Workload w) {
   return "?";
 }
 
-std::vector<OptionSpec> RocksdbOptionSpecs() {
-  std::vector<OptionSpec> specs = {
-      {"data", "data directory (rocksdb: the DB directory)", "", false},
-      {"num", "rocksdb: number of keys (prepare; on run: default from the DB's manifest, else 1000000 like db_bench)",
-       "", false},
-      {"key-size", "rocksdb: key size in bytes (db_bench encoding; default from the manifest, else 16)", "", false},
-      {"value-size", "rocksdb: value size in bytes (default from the manifest, else 100)", "", false},
-      {"fill", "rocksdb prepare: random (fillrandom, ~63% of keys exist) | seq (fillseq, all exist)", "random", false},
-      {"compression", "rocksdb: none | snappy | zlib | bzip2 | lz4 | lz4hc | xpress | zstd (default snappy)", "",
-       false},
-      {"workload", std::string("workload (rocksdb: ") + kWorkloadForms + ")", "readrandom", false},
-      {"key-dist", "key distribution: uniform | zipfian[:THETA] | zipfian-unscrambled | latest | hotspot:KEYS,OPS | "
-                   "sequential",
-       "uniform", false},
-      {"batch-size", "rocksdb multiget: keys per MultiGet", "16", false},
-      {"scan-length", "rocksdb scan: Next() calls after each Seek", "10", false},
-      {"writer-rate", "rocksdb readwhilewriting: the writer's rate, e.g. 1000/s (0 = unthrottled, like db_bench)", "0",
-       false},
-      {"cache-size", "rocksdb: block cache size, e.g. 8M (default 8M like db_bench)", "", false},
-      {"bloom-bits", "rocksdb: bloom filter bits per key (default none)", "", false},
-      {"direct-reads", "rocksdb: use_direct_reads (O_DIRECT for user reads)", "", true},
-      {"max-open-files", "rocksdb: max_open_files (-1 = unlimited)", "", false},
-      {"options-file", "rocksdb: a RocksDB OPTIONS file (read with RocksDB's LoadOptionsFromFile)", "", false},
-      {"db-options", "rocksdb: DBOptions as key=value;... (RocksDB's GetDBOptionsFromString)", "", false},
-      {"cf-options", "rocksdb: ColumnFamilyOptions as key=value;... (GetColumnFamilyOptionsFromString)", "", false},
-      {"table-options", "rocksdb: BlockBasedTableOptions as key=value;... (GetBlockBasedTableOptionsFromString)", "",
-       false},
-      {"statistics", "rocksdb: collect RocksDB statistics (tickers in the JSON, stall time per interval)", "", true},
-      {"perf-level", "rocksdb: perf context level 0-5 (0 off, 2 counts and times), summed into the JSON", "0", false},
-      {"sync", "rocksdb: WriteOptions.sync", "", true},
-      {"disable-wal", "rocksdb: WriteOptions.disableWAL", "", true},
-  };
-  const workload::MixgraphConfig defaults;
-  for (const std::string& token : workload::FormatMixgraphFlags(defaults)) {
-    // "--name=value": db_bench's spelling and default.
-    auto eq = token.find('=');
-    std::string name = token.substr(2, eq - 2);
-    bool is_bool = name == "sine_mix_rate";
-    specs.push_back({name, "rocksdb mixgraph (db_bench flag); default " + token.substr(eq + 1), "", is_bool});
-  }
-  return specs;
+namespace {
+
+Status SetOptionalInt(std::optional<int>* out, const std::string& v, const char* flag, int lo, int hi) {
+  auto n = ParseInteger(v, flag, lo, hi);
+  if (!n.ok()) return n.status();
+  *out = static_cast<int>(*n);
+  return Status::Ok();
 }
 
-StatusOr<RocksdbConfig> ParseRocksdbConfig(const OptionValues& values, uint64_t seed) {
-  RocksdbConfig c;
-  c.seed = seed;
-  auto get = [&](const char* name) { return OptionValue(values, name); };
-  auto count = [&](const char* name, std::optional<uint64_t>* out) -> Status {
-    std::string v = get(name);
-    if (v.empty()) return Status::Ok();
-    auto n = ParseCount(v, std::string("--") + name);
-    if (!n.ok()) return n.status();
-    *out = *n;
-    return Status::Ok();
-  };
-  auto integer = [&](const char* name, std::optional<int>* out) -> Status {
-    std::string v = get(name);
-    if (v.empty()) return Status::Ok();
-    int n = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc() || p != v.data() + v.size())
-      return Status::InvalidArgument(fmt::format("--{}: expected a whole number; got '{}'", name, v));
-    *out = n;
-    return Status::Ok();
-  };
-  c.data = get("data");
-  STOREBENCH_RETURN_IF_ERROR(count("num", &c.num));
-  STOREBENCH_RETURN_IF_ERROR(count("key-size", &c.key_size));
-  STOREBENCH_RETURN_IF_ERROR(count("value-size", &c.value_size));
-  if (c.num && *c.num == 0) return Status::InvalidArgument("--num: must be at least 1");
-  if (c.key_size && (*c.key_size < 1 || *c.key_size > 1'000'000))
-    return Status::InvalidArgument("--key-size: expected 1 to 1000000 bytes");
-  if (c.value_size && *c.value_size > (uint64_t{1} << 30))
-    return Status::InvalidArgument("--value-size: expected at most 1 GiB");
-  std::string fill = get("fill");
-  if (fill == "seq" || fill == "fillseq") c.fill_sequential = true;
-  else if (!fill.empty() && fill != "random" && fill != "fillrandom")
-    return Status::InvalidArgument(fmt::format("--fill: expected random | seq; got '{}'", fill));
+}  // namespace
 
-  std::string w = get("workload");
-  if (!w.empty()) {
-    const NamedWorkload* found = nullptr;
-    for (const NamedWorkload& n : kWorkloads)
-      if (w == n.name) found = &n;
-    if (!found) return Status::InvalidArgument(fmt::format("--workload: expected {}; got '{}'", kWorkloadForms, w));
-    c.workload = found->workload;
-    c.workload_name = WorkloadName(c.workload);
-  }
-  if (std::string kd = get("key-dist"); !kd.empty()) c.key_dist = kd;
-  std::optional<uint64_t> n;
-  STOREBENCH_RETURN_IF_ERROR(count("batch-size", &n));
-  if (n) c.batch_size = *n;
-  if (c.batch_size < 1 || c.batch_size > 65536) return Status::InvalidArgument("--batch-size: expected 1 to 65536");
-  n.reset();
-  STOREBENCH_RETURN_IF_ERROR(count("scan-length", &n));
-  if (n) c.scan_length = *n;
-  if (std::string r = get("writer-rate"); !r.empty() && r != "0") {
-    auto rate = ParseRate(r, "--writer-rate");
-    if (!rate.ok()) return rate.status();
-    c.writer_rate = *rate;
-  }
-  for (std::string_view name : workload::MixgraphFlagNames()) {
-    std::string v = get(std::string(name).c_str());
-    if (!v.empty()) STOREBENCH_RETURN_IF_ERROR(workload::SetMixgraphFlag(name, v, &c.mixgraph));
-  }
-
-  c.compression = get("compression");
-  if (!c.compression.empty()) {
-    auto t = ParseCompression(c.compression);
-    if (!t.ok()) return t.status();
-  }
-  if (std::string v = get("cache-size"); !v.empty()) {
-    auto size = ParseSize(v, "--cache-size");
-    if (!size.ok()) return size.status();
-    c.cache_size = *size;
-  }
-  STOREBENCH_RETURN_IF_ERROR(integer("bloom-bits", &c.bloom_bits));
-  STOREBENCH_RETURN_IF_ERROR(integer("max-open-files", &c.max_open_files));
-  c.direct_reads = get("direct-reads") == "1";
-  c.options_file = get("options-file");
-  c.db_options = get("db-options");
-  c.cf_options = get("cf-options");
-  c.table_options = get("table-options");
-  c.statistics = get("statistics") == "1";
-  std::optional<int> perf;
-  STOREBENCH_RETURN_IF_ERROR(integer("perf-level", &perf));
-  c.perf_level = perf.value_or(0);
-  if (c.perf_level < 0 || c.perf_level > 5) return Status::InvalidArgument("--perf-level: expected 0 to 5");
-  c.sync = get("sync") == "1";
-  c.disable_wal = get("disable-wal") == "1";
-  return c;
+const OptionTable<RocksdbConfig>& RocksdbOptionTable() {
+  static const OptionTable<RocksdbConfig> table = [] {
+    OptionTable<RocksdbConfig> t("backend 'rocksdb'");
+    std::vector<std::string> workload_words, compression_words;
+    for (const NamedWorkload& n : kWorkloads) workload_words.emplace_back(n.name);
+    for (const NamedCompression& c : kCompressions) compression_words.emplace_back(c.name);
+    t.Path("data", &RocksdbConfig::data, "data directory (rocksdb: the DB directory)")
+        .Count("num", &RocksdbConfig::num,
+               "rocksdb: number of keys (prepare; on run: default from the DB's manifest, else 1000000 like db_bench)",
+               "", 1, uint64_t{1} << 40)
+        .Count("key-size", &RocksdbConfig::key_size,
+               "rocksdb: key size in bytes (db_bench encoding; default from the manifest, else 16)", "", 1, 1'000'000)
+        .Count("value-size", &RocksdbConfig::value_size, "rocksdb: value size in bytes (default from the manifest, else 100)",
+               "", 0, uint64_t{1} << 30)
+        .Custom({"fill", OptionType::kEnum, "rocksdb prepare: fillrandom (~63% of keys exist) or fillseq (all exist)",
+                 "random", {"random", "seq"}, "", ""},
+                [](RocksdbConfig& c, const std::string& v) -> Status {
+                  if (v == "seq" || v == "fillseq") c.fill_sequential = true;
+                  else if (v == "random" || v == "fillrandom") c.fill_sequential = false;
+                  else return BadChoice("--fill", {"random", "seq"}, v);
+                  return Status::Ok();
+                })
+        .Custom({"compression", OptionType::kEnum, "rocksdb: block compression (default snappy)", "", compression_words,
+                 "", ""},
+                [](RocksdbConfig& c, const std::string& v) -> Status {
+                  auto type = ParseCompression(v);
+                  if (!type.ok()) return type.status();
+                  c.compression = v;
+                  return Status::Ok();
+                })
+        .Custom({"workload", OptionType::kEnum, "workload (rocksdb)", "readrandom", workload_words, "", ""},
+                [](RocksdbConfig& c, const std::string& v) -> Status {
+                  for (const NamedWorkload& n : kWorkloads) {
+                    if (v == n.name) {
+                      c.workload = n.workload;
+                      c.workload_name = WorkloadName(n.workload);
+                      return Status::Ok();
+                    }
+                  }
+                  return Status::InvalidArgument(fmt::format("--workload: expected {}; got '{}'", kWorkloadForms, v));
+                })
+        .Text("key-dist", &RocksdbConfig::key_dist, "key distribution", "uniform",
+              "uniform | zipfian[:THETA] | zipfian-unscrambled | latest | hotspot:KEYS,OPS | sequential")
+        .Count("batch-size", &RocksdbConfig::batch_size, "rocksdb multiget: keys per MultiGet", "16", 1, 65536)
+        .Count("scan-length", &RocksdbConfig::scan_length, "rocksdb scan: Next() calls after each Seek", "10")
+        .Rate("writer-rate", &RocksdbConfig::writer_rate,
+              "rocksdb readwhilewriting: the writer's rate, e.g. 1000/s (0 = unthrottled, like db_bench)", "0", true)
+        .Size("cache-size", &RocksdbConfig::cache_size, "rocksdb: block cache size, e.g. 8M (default 8M like db_bench)",
+              "")
+        .Custom({"bloom-bits", OptionType::kInteger, "rocksdb: bloom filter bits per key (default none)", "", {},
+                 "0 to 64", ""},
+                [](RocksdbConfig& c, const std::string& v) { return SetOptionalInt(&c.bloom_bits, v, "--bloom-bits", 0, 64); })
+        .Flag("direct-reads", &RocksdbConfig::direct_reads, "rocksdb: use_direct_reads (O_DIRECT for user reads)")
+        .Custom({"max-open-files", OptionType::kInteger, "rocksdb: max_open_files (-1 = unlimited)", "", {},
+                 "-1 to 1000000000", ""},
+                [](RocksdbConfig& c, const std::string& v) {
+                  return SetOptionalInt(&c.max_open_files, v, "--max-open-files", -1, 1'000'000'000);
+                })
+        .Path("options-file", &RocksdbConfig::options_file,
+              "rocksdb: a RocksDB OPTIONS file (read with RocksDB's LoadOptionsFromFile)")
+        .Text("db-options", &RocksdbConfig::db_options, "rocksdb: DBOptions (RocksDB's GetDBOptionsFromString)", "",
+              "key=value;...")
+        .Text("cf-options", &RocksdbConfig::cf_options,
+              "rocksdb: ColumnFamilyOptions (GetColumnFamilyOptionsFromString)", "", "key=value;...")
+        .Text("table-options", &RocksdbConfig::table_options,
+              "rocksdb: BlockBasedTableOptions (GetBlockBasedTableOptionsFromString)", "", "key=value;...")
+        .Flag("statistics", &RocksdbConfig::statistics,
+              "rocksdb: collect RocksDB statistics (tickers in the JSON, stall time per interval)")
+        .Integer("perf-level", &RocksdbConfig::perf_level,
+                 "rocksdb: perf context level (0 off, 2 counts and times), summed into the JSON", "0", 0, 5)
+        .Flag("sync", &RocksdbConfig::sync, "rocksdb: WriteOptions.sync")
+        .Flag("disable-wal", &RocksdbConfig::disable_wal, "rocksdb: WriteOptions.disableWAL")
+        .Require([](RocksdbConfig& c) -> Status {
+          if (c.sync && c.disable_wal)
+            return Status::InvalidArgument(
+                "--sync: a synced write needs the WAL; --sync with --disable-wal makes every Put fail");
+          return Status::Ok();
+        });
+    const workload::MixgraphConfig defaults;
+    for (const std::string& token : workload::FormatMixgraphFlags(defaults)) {
+      // "--name=value": db_bench's spelling and default.
+      auto eq = token.find('=');
+      std::string name = token.substr(2, eq - 2);
+      const bool is_bool = name == "sine_mix_rate";
+      t.Custom({name, is_bool ? OptionType::kFlag : OptionType::kNumber,
+                "rocksdb mixgraph (db_bench flag); default " + token.substr(eq + 1), "", {}, "", ""},
+               [name](RocksdbConfig& c, const std::string& v) { return workload::SetMixgraphFlag(name, v, &c.mixgraph); });
+    }
+    return t;
+  }();
+  return table;
 }
 
 StatusOr<rocksdb::Options> BuildRocksdbOptions(const RocksdbConfig& c) {

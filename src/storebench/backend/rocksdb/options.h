@@ -68,11 +68,15 @@ struct RocksdbConfig {
   uint64_t value_size_or_default() const { return value_size.value_or(100); }
 };
 
-// The options the rocksdb backend declares (both `prepare` and `run`).
-std::vector<OptionSpec> RocksdbOptionSpecs();
+// The rocksdb backend's options, declared once (both `prepare` and `run`).
+const OptionTable<RocksdbConfig>& RocksdbOptionTable();
 
 // Parses option values into a config; InvalidArgument naming the flag.
-StatusOr<RocksdbConfig> ParseRocksdbConfig(const OptionValues& values, uint64_t seed);
+inline StatusOr<RocksdbConfig> ParseRocksdbConfig(const OptionValues& values, uint64_t seed) {
+  auto c = RocksdbOptionTable().Parse(values);
+  if (c.ok()) c->seed = seed;
+  return c;
+}
 
 // The rocksdb::Options for `config` (see the order above); InvalidArgument with
 // RocksDB's message for a bad OPTIONS file or option list.

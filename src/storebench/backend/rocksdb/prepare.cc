@@ -68,7 +68,7 @@ void WaitForCompactions(rocksdb::DB* db) {
 
 }  // namespace
 
-Status PrepareDataSet(const RocksdbConfig& config, std::vector<std::string>* lines) {
+Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report) {
   if (config.data.empty()) return Status::InvalidArgument("--data: give the DB directory, e.g. --data ./db");
   Manifest want;
   want.num = config.num_or_default();
@@ -91,8 +91,9 @@ Status PrepareDataSet(const RocksdbConfig& config, std::vector<std::string>* lin
       return Status::InvalidArgument(fmt::format(
           "prepare: {} already holds a data set prepared with {}, not {}; remove it or choose another --data",
           config.data, m.Flags(), want.Flags()));
-    lines->push_back(fmt::format("rocksdb: reusing the data set in {} ({}, seed {}, {})", config.data, m.Flags(),
-                                 m.seed, m.compression));
+    report->description = fmt::format("{} (seed {}, {})", m.Flags(), m.seed, m.compression);
+    report->where = config.data;
+    report->created = false;
     return Status::Ok();
   }
 
@@ -135,9 +136,10 @@ Status PrepareDataSet(const RocksdbConfig& config, std::vector<std::string>* lin
   db.reset();
   STOREBENCH_RETURN_IF_ERROR(WriteManifest(config.data, want));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  lines->push_back(fmt::format("rocksdb: prepared {} in {:.1f} s: {} (fill{}, seed {}, {}), {} of SST files",
-                               config.data, secs, want.Flags(), want.fill, want.seed, want.compression,
-                               FormatBytes(static_cast<double>(sst_bytes))));
+  report->description = fmt::format("{} (fill{}, seed {}, {})", want.Flags(), want.fill, want.seed, want.compression);
+  report->where = config.data;
+  report->created = true;
+  report->how = fmt::format("in {:.1f} s, {} of SST files", secs, FormatBytes(static_cast<double>(sst_bytes)));
   return Status::Ok();
 }
 

@@ -13,9 +13,9 @@ namespace storebench::backend::rocksdb_backend {
 // its manifest matches (num, key and value size, fill). Fills as db_bench does
 // (fillrandom: num keys drawn uniformly with replacement, so ~63% of indexes
 // exist; fillseq: every index), then flushes and waits for compactions so runs
-// start from a settled LSM tree. `lines` gets a human account of what was done.
+// start from a settled LSM tree. `report` says what was done.
 // Errors: InvalidArgument for another data set in the directory, IOError with
 // the cause (read-only, no space) when writing fails.
-Status PrepareDataSet(const RocksdbConfig& config, std::vector<std::string>* lines);
+Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report);
 
 }  // namespace storebench::backend::rocksdb_backend

@@ -4,6 +4,7 @@
 #include <rocksdb/statistics.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "storebench/backend/rocksdb/dataset.h"
@@ -16,6 +17,8 @@ namespace storebench::backend {
 namespace {
 
 using namespace rocksdb_backend;
+using measure::MergeRule;
+using measure::Unit;
 
 // RocksDB's own histograms worth a line in the JSON when --statistics is on.
 constexpr std::pair<rocksdb::Histograms, const char*> kHistograms[] = {
@@ -34,7 +37,10 @@ class RocksdbBackend final : public Backend {
 
   uint32_t capabilities() const override { return kCanPrepare | kNeedsData; }
 
-  Status Prepare() override { return PrepareDataSet(state_.config, &lines_); }
+  Status Prepare(PrepareReport* report) override { return PrepareDataSet(state_.config, report); }
+
+  std::vector<std::string> DataPaths() const override { return data_paths_; }
+  std::string DataDir() const override { return state_.config.data; }
 
   Status Open() override {
     RocksdbConfig& c = state_.config;
@@ -59,6 +65,9 @@ class RocksdbBackend final : public Backend {
     }
     db_.reset(raw);
     state_.db = raw;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(c.data, ec))
+      if (e.is_regular_file(ec)) data_paths_.push_back(e.path().string());
     STOREBENCH_RETURN_IF_ERROR(CheckKeySize());
     // Fail before the run on bad workload flags, not in every worker.
     auto dist = workload::MakeKeyDistribution(c.key_dist, c.num_or_default());
@@ -97,8 +106,8 @@ class RocksdbBackend final : public Backend {
     prev_stall_micros_ = 0;
   }
 
-  nlohmann::json IntervalSnapshot() override {
-    if (!db_) return nullptr;
+  void IntervalFigures(measure::MetricSet* out) override {
+    if (!db_) return;
     auto prop = [&](const char* name) {
       uint64_t v = 0;
       db_->GetIntProperty(name, &v);
@@ -109,82 +118,65 @@ class RocksdbBackend final : public Backend {
     intervals_.fetch_add(1, std::memory_order_relaxed);
     if (stopped) intervals_stopped_.fetch_add(1, std::memory_order_relaxed);
     if (delayed_rate) intervals_delayed_.fetch_add(1, std::memory_order_relaxed);
-    nlohmann::json j = {{"write_stopped", stopped != 0},
-                        {"delayed_write_rate", delayed_rate},
-                        {"l0_files", prop("rocksdb.num-files-at-level0")},
-                        {"immutable_memtables", prop("rocksdb.num-immutable-mem-table")},
-                        {"pending_compaction_bytes", prop("rocksdb.estimate-pending-compaction-bytes")},
-                        {"running_compactions", prop("rocksdb.num-running-compactions")}};
+    out->Flag({"write_stopped"}, stopped != 0);
+    out->Gauge({"delayed_write_rate"}, static_cast<double>(delayed_rate), Unit::kPerSecond);
+    out->Gauge({"l0_files"}, static_cast<double>(prop("rocksdb.num-files-at-level0")), Unit::kCount);
+    out->Gauge({"immutable_memtables"}, static_cast<double>(prop("rocksdb.num-immutable-mem-table")), Unit::kCount);
+    out->Gauge({"pending_compaction_bytes"}, static_cast<double>(prop("rocksdb.estimate-pending-compaction-bytes")),
+               Unit::kBytes);
+    out->Gauge({"running_compactions"}, static_cast<double>(prop("rocksdb.num-running-compactions")), Unit::kCount);
     if (statistics_) {
       uint64_t stall = statistics_->getTickerCount(rocksdb::STALL_MICROS);
-      j["stall_micros"] = stall - prev_stall_micros_;
+      out->Counter({"stall_micros"}, stall - prev_stall_micros_);
       prev_stall_micros_ = stall;
     }
-    return j;
   }
 
-  nlohmann::json Results() const override {
+  void Figures(measure::MetricSet* out) const override {
     const RocksdbConfig& c = state_.config;
     RunTotals t = state_.Totals();
-    uint64_t reads = t.found + t.not_found;
-    nlohmann::json r = {{"workload", c.workload_name},
-                        {"data", c.data},
-                        {"num", c.num_or_default()},
-                        {"key_size", c.key_size_or_default()},
-                        {"value_size", c.value_size_or_default()},
-                        {"shape_from", has_manifest_ ? "manifest" : "flags"},
-                        {"found", t.found},
-                        {"not_found", t.not_found},
-                        {"found_ratio", reads ? static_cast<double>(t.found) / static_cast<double>(reads) : 0.0},
-                        {"op_errors", t.errors},
-                        {"write_stalls",
-                         {{"intervals", intervals_.load()},
-                          {"intervals_stopped", intervals_stopped_.load()},
-                          {"intervals_delayed", intervals_delayed_.load()}}}};
+    out->Text({"rocksdb", "workload"}, c.workload_name).summary = "workload";
+    out->Text({"rocksdb", "data"}, c.data);
+    out->Gauge({"rocksdb", "num"}, static_cast<double>(c.num_or_default()), Unit::kCount, MergeRule::kSame).summary =
+        "keys";
+    out->Gauge({"rocksdb", "key_size"}, static_cast<double>(c.key_size_or_default()), Unit::kBytes, MergeRule::kSame);
+    out->Gauge({"rocksdb", "value_size"}, static_cast<double>(c.value_size_or_default()), Unit::kBytes,
+               MergeRule::kSame);
+    out->Text({"rocksdb", "shape_from"}, has_manifest_ ? "manifest" : "flags");
+    out->Counter({"rocksdb", "found"}, t.found).summary = "found";
+    out->Counter({"rocksdb", "not_found"}, t.not_found).summary = "not found";
+    out->Counter({"rocksdb", "reads"}, t.found + t.not_found);
+    out->Ratio({"rocksdb", "found_ratio"}, {"rocksdb", "found"}, {"rocksdb", "reads"}).summary = "found ratio";
+    out->Counter({"rocksdb", "op_errors"}, t.errors);
+    out->Counter({"rocksdb", "write_stalls", "intervals"}, intervals_.load());
+    out->Counter({"rocksdb", "write_stalls", "intervals_stopped"}, intervals_stopped_.load()).summary =
+        "intervals with writes stopped";
+    out->Counter({"rocksdb", "write_stalls", "intervals_delayed"}, intervals_delayed_.load()).summary =
+        "intervals with writes delayed";
     if (db_) {
       uint64_t sst = 0;
       db_->GetIntProperty("rocksdb.total-sst-files-size", &sst);
-      r["sst_bytes"] = sst;
+      out->Gauge({"rocksdb", "sst_bytes"}, static_cast<double>(sst), Unit::kBytes, MergeRule::kMax);
     }
     if (statistics_) {
-      nlohmann::json tickers = nlohmann::json::object();
       for (const auto& [id, name] : rocksdb::TickersNameMap) {
         uint64_t v = statistics_->getTickerCount(id);
-        if (v) tickers[name] = v;
+        if (v) out->Counter({"rocksdb", "statistics", "tickers", name}, v);
       }
-      nlohmann::json histograms = nlohmann::json::object();
+      // RocksDB's own histogram summaries: not mergeable exactly; merged as the maximum.
       for (const auto& [id, name] : kHistograms) {
         rocksdb::HistogramData h;
         statistics_->histogramData(id, &h);
         if (h.count == 0) continue;
-        histograms[name] = {{"count", h.count}, {"average", h.average}, {"p50", h.median},
-                            {"p95", h.percentile95}, {"p99", h.percentile99}, {"max", h.max}};
+        out->Counter({"rocksdb", "statistics", "histograms", name, "count"}, h.count);
+        const std::pair<const char*, double> fields[] = {
+            {"average", h.average}, {"p50", h.median}, {"p95", h.percentile95}, {"p99", h.percentile99}, {"max", h.max}};
+        for (const auto& [field, v] : fields)
+          out->Gauge({"rocksdb", "statistics", "histograms", name, field}, v, Unit::kRatio, MergeRule::kMax);
       }
-      r["statistics"] = {{"tickers", tickers}, {"histograms", histograms}};
-      r["write_stalls"]["stall_micros"] = statistics_->getTickerCount(rocksdb::STALL_MICROS);
+      out->Counter({"rocksdb", "write_stalls", "stall_micros"}, statistics_->getTickerCount(rocksdb::STALL_MICROS));
     }
-    if (!t.perf.empty()) r["perf_context"] = t.perf;
-    return {{"rocksdb", r}};
-  }
-
-  std::vector<std::string> SummaryLines() const override {
-    if (!db_) return lines_;
-    const RocksdbConfig& c = state_.config;
-    RunTotals t = state_.Totals();
-    std::vector<std::string> out;
-    out.push_back(fmt::format("rocksdb: {} on {} ({} keys of {} B, values of {} B, shape from {})", c.workload_name,
-                              c.data, c.num_or_default(), c.key_size_or_default(), c.value_size_or_default(),
-                              has_manifest_ ? "the manifest" : "the flags"));
-    uint64_t reads = t.found + t.not_found;
-    if (reads)
-      out.push_back(fmt::format("rocksdb: {:.1f}% of the keys read were found ({} of {}), {} not found",
-                                100.0 * static_cast<double>(t.found) / static_cast<double>(reads), t.found, reads,
-                                t.not_found));
-    if (t.errors) out.push_back(fmt::format("rocksdb: {} ops failed (see totals.outcomes)", t.errors));
-    if (intervals_stopped_.load() || intervals_delayed_.load())
-      out.push_back(fmt::format("rocksdb: writes stopped in {} and delayed in {} of {} intervals",
-                                intervals_stopped_.load(), intervals_delayed_.load(), intervals_.load()));
-    return out;
+    for (const auto& [name, v] : t.perf) out->Counter({"rocksdb", "perf_context", name}, v);
   }
 
   std::vector<ExtraGroup> ExtraGroups() const override {
@@ -217,8 +209,8 @@ class RocksdbBackend final : public Backend {
   std::unique_ptr<rocksdb::DB> db_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
   bool has_manifest_ = false;
-  std::vector<std::string> lines_;
-  // Written by the reporter thread in IntervalSnapshot(), read after the run.
+  std::vector<std::string> data_paths_;
+  // Written by the reporter thread in IntervalFigures(), read after the run.
   uint64_t prev_stall_micros_ = 0;
   std::atomic<uint64_t> intervals_{0}, intervals_stopped_{0}, intervals_delayed_{0};
 };
@@ -226,17 +218,13 @@ class RocksdbBackend final : public Backend {
 }  // namespace
 
 BackendInfo RocksdbBackendInfo() {
-  BackendInfo info;
-  info.name = "rocksdb";
-  info.description = "RocksDB (system librocksdb): db_bench's workloads, mixgraph, db_bench-compatible data sets";
-  info.capabilities = kCanPrepare | kNeedsData;
-  info.options = RocksdbOptionSpecs();
-  info.create = [](const OptionValues& values, const CommonOptions& common) -> StatusOr<std::unique_ptr<Backend>> {
-    auto c = ParseRocksdbConfig(values, common.seed);
-    if (!c.ok()) return c.status();
-    return std::unique_ptr<Backend>(new RocksdbBackend(std::move(*c)));
-  };
-  return info;
+  return MakeBackendInfo<RocksdbConfig>(
+      "rocksdb", "RocksDB (system librocksdb): db_bench's workloads, mixgraph, db_bench-compatible data sets",
+      kCanPrepare | kNeedsData, RocksdbOptionTable(),
+      [](RocksdbConfig c, const CommonOptions& common) -> StatusOr<std::unique_ptr<Backend>> {
+        c.seed = common.seed;
+        return std::unique_ptr<Backend>(new RocksdbBackend(std::move(c)));
+      });
 }
 
 }  // namespace storebench::backend

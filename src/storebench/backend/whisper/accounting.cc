@@ -1,40 +1,57 @@
 #include "storebench/backend/whisper/accounting.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
-#include "storebench/backend/file/cache_state.h"
 #include "storebench/base/units.h"
 
 namespace storebench::backend::wsp {
 namespace {
 
+using measure::MergeRule;
+using measure::MetricPath;
+using measure::MetricSet;
+using measure::Unit;
+
 constexpr double kPageSize = 4096;
 
-// {"pread": 1.0, "pwrite": 3.0, ...} per op, the kinds that occurred.
-nlohmann::json ByKind(const whisper::IoCounters& c, uint64_t ops) {
-  const std::pair<const char*, uint64_t> kinds[] = {
-      {"open", c.open},   {"close", c.close},   {"pread", c.pread}, {"pwrite", c.pwrite},   {"read", c.read},
-      {"write", c.write}, {"lseek", c.lseek},   {"flock", c.flock}, {"fadvise", c.fadvise}, {"fstat", c.fstat}};
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, n] : kinds)
-    if (n != 0) j[name] = ops ? nlohmann::json(static_cast<double>(n) / static_cast<double>(ops)) : nlohmann::json(n);
-  return j;
+std::array<std::pair<const char*, uint64_t>, 10> Kinds(const whisper::IoCounters& c) {
+  return {{{"open", c.open},
+           {"close", c.close},
+           {"pread", c.pread},
+           {"pwrite", c.pwrite},
+           {"read", c.read},
+           {"write", c.write},
+           {"lseek", c.lseek},
+           {"flock", c.flock},
+           {"fadvise", c.fadvise},
+           {"fstat", c.fstat}}};
 }
 
-nlohmann::json OpJson(const OpTotals& t) {
-  return {{"ops", t.ops},
-          {"errors", t.errors},
-          {"syscalls_per_op", file::Ratio(t.io.syscalls(), t.ops)},
-          {"syscalls_per_op_by_kind", ByKind(t.io, t.ops)},
-          {"bytes_read_per_op", file::Ratio(t.io.bytes_read, t.ops)},
-          {"bytes_written_per_op", file::Ratio(t.io.bytes_written, t.ops)},
-          {"requested_bytes_per_op", file::Ratio(t.requested_read_bytes, t.ops)}};
-}
-
-std::string Fixed(const nlohmann::json& v, const char* fmt_spec) {
-  return v.is_number() ? fmt::format(fmt::runtime(fmt_spec), v.get<double>()) : std::string("unknown");
+// whisper.<op>.*: counters, and the per-op ratios over them.
+void OpFigures(const char* op, const OpTotals& t, MetricSet* out) {
+  auto p = [&](std::initializer_list<const char*> rest) {
+    MetricPath path{"whisper", op};
+    for (const char* r : rest) path.emplace_back(r);
+    return path;
+  };
+  out->Counter(p({"ops"}), t.ops, Unit::kOps);
+  out->Counter(p({"errors"}), t.errors);
+  out->Counter(p({"syscalls"}), t.io.syscalls(), Unit::kCalls);
+  out->Counter(p({"bytes_read"}), t.io.bytes_read, Unit::kBytes);
+  out->Counter(p({"bytes_written"}), t.io.bytes_written, Unit::kBytes);
+  out->Counter(p({"requested_bytes"}), t.requested_read_bytes, Unit::kBytes);
+  out->Ratio(p({"syscalls_per_op"}), p({"syscalls"}), p({"ops"}), 1, Unit::kCount);
+  for (const auto& [kind, count] : Kinds(t.io)) {
+    if (count == 0) continue;
+    out->Counter(p({"syscall_counts", kind}), count, Unit::kCalls);
+    out->Ratio(p({"syscalls_per_op_by_kind", kind}), p({"syscall_counts", kind}), p({"ops"}), 1, Unit::kCount);
+  }
+  out->Ratio(p({"bytes_read_per_op"}), p({"bytes_read"}), p({"ops"}), 1, Unit::kBytes);
+  out->Ratio(p({"bytes_written_per_op"}), p({"bytes_written"}), p({"ops"}), 1, Unit::kBytes);
+  out->Ratio(p({"requested_bytes_per_op"}), p({"requested_bytes"}), p({"ops"}), 1, Unit::kBytes);
 }
 
 }  // namespace
@@ -53,22 +70,15 @@ OpTotals OpTotals::operator-(const OpTotals& o) const {
   return d;
 }
 
-void RunAccounting::MeasureStarted() {
-  std::lock_guard<std::mutex> lock(mu_);
-  window_.MeasureStarted();
-}
-
 void RunAccounting::Begin(const Dataset& dataset) {
   std::lock_guard<std::mutex> lock(mu_);
   update_ = {}, fetch_ = {};
   last_now_ = dataset.start;
   first_error_ = Status::Ok();
-  window_.Begin(dataset.paths);
 }
 
-Status RunAccounting::End(const Dataset& dataset) {
+Status RunAccounting::End() {
   std::lock_guard<std::mutex> lock(mu_);
-  window_.End(dataset.paths);
   return first_error_;
 }
 
@@ -86,98 +96,78 @@ OpTotals RunAccounting::All() const {
   return all;
 }
 
-nlohmann::json RunAccounting::HitRatio() const {
-  const OpTotals all = All();
-  const whisper::IoCounters& c = all.io;
-  const double lookups = static_cast<double>(c.read + c.pread + c.write + c.pwrite) +
-                         static_cast<double>(c.bytes_read + c.bytes_written) / kPageSize;
-  if (!window_.proc_delta().ok() || lookups == 0) return nullptr;
-  const double misses = static_cast<double>(window_.proc_delta().value().read_bytes) / kPageSize;
-  return std::max(0.0, 1.0 - misses / lookups);
-}
-
-nlohmann::json RunAccounting::Json(const Dataset& dataset, const WhisperOptions& o) const {
+void RunAccounting::Figures(const Dataset& dataset, const WhisperOptions& o, MetricSet* out) const {
   std::lock_guard<std::mutex> lock(mu_);
   const OpTotals all = All();
-  nlohmann::json io = {
-      {"scope", file::RunWindow::kScope},
-      {"ops", all.ops},
-      {"requested_bytes", all.requested_read_bytes},
-      {"transferred_bytes", all.io.bytes_read},
-      {"written_bytes", all.io.bytes_written},
-      {"syscalls", all.io.syscalls()},
-      {"syscalls_by_kind", ByKind(all.io, 0)},
-      {"syscalls_per_op", file::Ratio(all.io.syscalls(), all.ops)},
-      {"errors", all.errors},
-      {"syscall_amplification", file::Ratio(all.io.bytes_read, all.requested_read_bytes)},
-  };
-  window_.AddProcIo(&io, all.requested_read_bytes);
-  if (window_.proc_delta().ok()) io["device_write_bytes"] = window_.proc_delta().value().write_bytes;
-  nlohmann::json cache = window_.CacheJson(o.cache, dataset.total_bytes());
-  cache["hit_ratio"] = HitRatio();
-  cache["hit_ratio_basis"] =
-      "1 - pages read from the device (/proc/self/io read_bytes / 4 KiB, readahead included) / "
-      "pages the data syscalls looked up (one per syscall + bytes moved / 4 KiB)";
-  nlohmann::json w = {
-      {"workload", WorkloadName(o.workload)},
-      {"io_mode", o.io.mode == whisper::IoMode::kExact      ? "exact"
-                  : o.io.mode == whisper::IoMode::kBuffered ? "buffered"
-                                                            : "python"},
-      {"buffer_bytes", o.io.mode == whisper::IoMode::kBuffered ? o.io.buffer_size : 0},
-      {"fadvise_random", o.io.fadvise_random},
-      {"header_cache", o.header_cache},
-      {"lock", o.io.lock},
-      {"points_per_update", o.points_per_update},
-      {"metric_dist", o.metric_dist},
-      {"metrics", dataset.metrics},
-      {"retention", dataset.Retention()},
-      {"file_bytes", dataset.file_bytes},
-      {"simulated_time", {{"start", dataset.start}, {"end", last_now_}}},
-      {"updates", update_.ops},
-      {"fetches", fetch_.ops},
-      {"points_written", update_.points},
-      {"syscalls_per_update", file::Ratio(update_.io.syscalls(), update_.ops)},
-      {"bytes_read_per_update", file::Ratio(update_.io.bytes_read, update_.ops)},
-      {"bytes_written_per_update", file::Ratio(update_.io.bytes_written, update_.ops)},
-      {"requested_bytes_per_update", file::Ratio(update_.requested_read_bytes, update_.ops)},
-      {"update", OpJson(update_)},
-      {"fetch", OpJson(fetch_)},
-  };
-  if (o.workload != Workload::kUpdate) w["fetch_range_s"] = o.fetch_range_s;
-  if (o.workload == Workload::kMixed) w["mix_update_ratio"] = o.update_ratio;
-  return {{"io", io}, {"cache", cache}, {"whisper", w}};
-}
+  out->Counter({"io", "ops"}, all.ops, Unit::kOps);
+  out->Counter({"io", "requested_bytes"}, all.requested_read_bytes, Unit::kBytes);
+  out->Counter({"io", "transferred_bytes"}, all.io.bytes_read, Unit::kBytes);
+  out->Counter({"io", "written_bytes"}, all.io.bytes_written, Unit::kBytes);
+  out->Counter({"io", "syscalls"}, all.io.syscalls(), Unit::kCalls);
+  for (const auto& [kind, count] : Kinds(all.io))
+    if (count) out->Counter({"io", "syscalls_by_kind", kind}, count, Unit::kCalls);
+  out->Ratio({"io", "syscalls_per_op"}, {"io", "syscalls"}, {"io", "ops"}, 1, Unit::kCount);
+  out->Counter({"io", "errors"}, all.errors);
+  out->Ratio({"io", "syscall_amplification"}, {"io", "transferred_bytes"}, {"io", "requested_bytes"});
 
-std::vector<std::string> RunAccounting::Lines(const Dataset& dataset, const WhisperOptions& o) const {
-  const nlohmann::json j = Json(dataset, o);
-  const nlohmann::json& w = j["whisper"];
-  const nlohmann::json& io = j["io"];
-  std::vector<std::string> lines;
-  lines.push_back(fmt::format("whisper: {} of {} metrics, io {}, K={} points/update, cache {}",
-                              WorkloadName(o.workload),
-                              dataset.metrics, IoModeName(o.io), o.points_per_update, file::CacheStateName(o.cache)));
-  auto op_line = [&](const char* name, const nlohmann::json& op) {
-    std::string kinds;
-    for (const auto& [k, v] : op["syscalls_per_op_by_kind"].items())
-      kinds += fmt::format("{}{} {:.2f}", kinds.empty() ? "" : ", ", k, v.get<double>());
-    lines.push_back(fmt::format("  per {}: {} syscalls ({}), read {} B (asked {} B), wrote {} B", name,
-                                Fixed(op["syscalls_per_op"], "{:.2f}"), kinds, Fixed(op["bytes_read_per_op"], "{:.0f}"),
-                                Fixed(op["requested_bytes_per_op"], "{:.0f}"),
-                                Fixed(op["bytes_written_per_op"], "{:.0f}")));
-  };
-  if (update_.ops) op_line("update", w["update"]);
-  if (fetch_.ops) op_line("fetch", w["fetch"]);
-  lines.push_back(fmt::format("  cache before: {}", file::ResidencyLine(window_.before())));
-  lines.push_back(fmt::format("  cache after:  {}", file::ResidencyLine(window_.after())));
-  const std::string dev = io["device_read_bytes"].is_number()
-                              ? FormatBytes(io["device_read_bytes"].get<double>())
-                              : std::string("unknown");
-  lines.push_back(fmt::format("  asked {}, syscalls read {}, device read {} (read amplification {}), page-cache hit "
-                              "ratio {}",
-                              FormatBytes(static_cast<double>(All().requested_read_bytes)),
-                              FormatBytes(static_cast<double>(All().io.bytes_read)), dev,
-                              Fixed(io["read_amplification"], "{:.3f}"), Fixed(j["cache"]["hit_ratio"], "{:.3f}")));
-  return lines;
+  // Page-cache hit ratio as BCC's cachestat counts it (page insertions, readahead
+  // included, are misses), estimated: 1 - pages read from the device / pages the
+  // data syscalls looked up (one per syscall + bytes moved / 4 KiB).
+  const whisper::IoCounters& c = all.io;
+  const uint64_t lookup_bytes = (c.read + c.pread + c.write + c.pwrite) * static_cast<uint64_t>(kPageSize) +
+                                c.bytes_read + c.bytes_written;
+  out->Counter({"whisper", "page_lookup_bytes"}, lookup_bytes, Unit::kBytes);
+  measure::Metric& hit = out->Ratio({"cache", "hit_ratio"}, {"io", "device_read_bytes"}, {"whisper", "page_lookup_bytes"});
+  hit.complement = true;
+  hit.summary = "hit ratio";
+  out->Text({"cache", "hit_ratio_basis"},
+            "1 - pages read from the device (/proc/self/io read_bytes / 4 KiB, readahead included) / "
+            "pages the data syscalls looked up (one per syscall + bytes moved / 4 KiB)");
+
+  out->Text({"whisper", "workload"}, std::string(WorkloadName(o.workload))).summary = "workload";
+  out->Text({"whisper", "io_mode"}, o.io.mode == whisper::IoMode::kExact      ? "exact"
+                                    : o.io.mode == whisper::IoMode::kBuffered ? "buffered"
+                                                                              : "python")
+      .summary = "io";
+  out->Gauge({"whisper", "buffer_bytes"},
+             static_cast<double>(o.io.mode == whisper::IoMode::kBuffered ? o.io.buffer_size : 0), Unit::kBytes,
+             MergeRule::kSame);
+  out->Flag({"whisper", "fadvise_random"}, o.io.fadvise_random).merge = MergeRule::kSame;
+  out->Flag({"whisper", "header_cache"}, o.header_cache).merge = MergeRule::kSame;
+  out->Flag({"whisper", "lock"}, o.io.lock).merge = MergeRule::kSame;
+  out->Gauge({"whisper", "points_per_update"}, o.points_per_update, Unit::kCount, MergeRule::kSame).summary = "K";
+  out->Text({"whisper", "metric_dist"}, o.metric_dist);
+  out->Gauge({"whisper", "metrics"}, static_cast<double>(dataset.metrics), Unit::kCount, MergeRule::kSame).summary =
+      "metrics";
+  out->Text({"whisper", "retention"}, dataset.Retention());
+  out->Gauge({"whisper", "file_bytes"}, static_cast<double>(dataset.file_bytes), Unit::kBytes, MergeRule::kSame);
+  out->Gauge({"whisper", "simulated_time", "start"}, static_cast<double>(dataset.start), Unit::kCount,
+             MergeRule::kMin);
+  out->Gauge({"whisper", "simulated_time", "end"}, static_cast<double>(last_now_), Unit::kCount, MergeRule::kMax);
+  out->Counter({"whisper", "updates"}, update_.ops, Unit::kOps);
+  out->Counter({"whisper", "fetches"}, fetch_.ops, Unit::kOps);
+  out->Counter({"whisper", "points_written"}, update_.points);
+  OpFigures("update", update_, out);
+  OpFigures("fetch", fetch_, out);
+  out->Ratio({"whisper", "syscalls_per_update"}, {"whisper", "update", "syscalls"}, {"whisper", "update", "ops"}, 1,
+             Unit::kCount)
+      .summary = "syscalls/update";
+  out->Ratio({"whisper", "bytes_read_per_update"}, {"whisper", "update", "bytes_read"}, {"whisper", "update", "ops"}, 1,
+             Unit::kBytes)
+      .summary = "read/update";
+  out->Ratio({"whisper", "bytes_written_per_update"}, {"whisper", "update", "bytes_written"},
+             {"whisper", "update", "ops"}, 1, Unit::kBytes)
+      .summary = "written/update";
+  out->Ratio({"whisper", "requested_bytes_per_update"}, {"whisper", "update", "requested_bytes"},
+             {"whisper", "update", "ops"}, 1, Unit::kBytes);
+  if (o.workload != Workload::kUpdate) {
+    out->Gauge({"whisper", "fetch_range_s"}, static_cast<double>(o.fetch_range_s), Unit::kSeconds, MergeRule::kSame);
+    out->Ratio({"whisper", "syscalls_per_fetch"}, {"whisper", "fetch", "syscalls"}, {"whisper", "fetch", "ops"}, 1,
+               Unit::kCount)
+        .summary = "syscalls/fetch";
+  }
+  if (o.workload == Workload::kMixed)
+    out->Gauge({"whisper", "mix_update_ratio"}, o.update_ratio, Unit::kRatio, MergeRule::kSame);
 }
 
 }  // namespace storebench::backend::wsp

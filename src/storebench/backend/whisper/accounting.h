@@ -1,28 +1,26 @@
 // RunAccounting: what the `whisper` backend reports about a run beyond
-// latency — the syscalls and bytes whisper's updates and fetches cost (summed
-// from every worker's own counters), what they asked to read, what the kernel
-// says it read (/proc/self/io) and the data set's page-cache residency before
-// and after; from these, read amplification and a page-cache hit ratio.
+// latency, as typed figures — the syscalls and bytes whisper's updates and
+// fetches cost (summed from every worker's own counters) and what they asked
+// to read; with the driver's /proc/self/io figures these give read
+// amplification and an estimated page-cache hit ratio (ratios, computed when
+// rendering).
 //
 // Workers keep their counters while they run and hand them over once, in
 // AddWorker(), when they are destroyed (before AfterRun), so the hot path
 // shares nothing.
-// Thread-safety: AddWorker() and MeasureStarted() may be called from any thread; Begin(), End(),
-// Json() and Lines() from the main thread only, not while workers run.
+// Thread-safety: AddWorker() may be called from any thread; Begin(), End() and
+// Figures() from the main thread only, not while workers run.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "storebench/backend/file/cache_state.h"
 #include "storebench/backend/whisper/dataset.h"
 #include "storebench/backend/whisper/options.h"
 #include "storebench/base/status.h"
-#include "storebench/io/page_cache.h"
-#include "storebench/io/proc_io.h"
+#include "storebench/measure/metrics.h"
 #include "storebench/whisper/file.h"
 
 namespace storebench::backend::wsp {
@@ -48,30 +46,21 @@ struct WorkerTotals {
 
 class RunAccounting {
  public:
-  // Resets the totals and snapshots /proc/self/io and the residency (after the cache state was applied).
+  // Resets the totals.
   void Begin(const Dataset& dataset);
-  // When the warm-up ends: snapshots /proc/self/io again, so their deltas cover the
-  // measured window only (the workers' own counters restart at the same point).
-  void MeasureStarted();
-  // Snapshots again; returns the first failure a worker reported (it fails the run).
-  Status End(const Dataset& dataset);
+  // Returns the first failure a worker reported (it fails the run).
+  Status End();
   void AddWorker(const WorkerTotals& totals);
 
-  nlohmann::json Json(const Dataset& dataset, const WhisperOptions& options) const;
-  std::vector<std::string> Lines(const Dataset& dataset, const WhisperOptions& options) const;
+  void Figures(const Dataset& dataset, const WhisperOptions& options, measure::MetricSet* out) const;
 
  private:
   OpTotals All() const;
-  // Page-cache hit ratio as BCC's cachestat counts it (page insertions, readahead
-  // included, are misses), estimated: 1 - pages read from the device / pages the
-  // data syscalls looked up. Null when unknown.
-  nlohmann::json HitRatio() const;
 
   mutable std::mutex mu_;  // guards everything below against AddWorker
   OpTotals update_, fetch_;
   int64_t last_now_ = 0;
   Status first_error_;
-  file::RunWindow window_;
 };
 
 }  // namespace storebench::backend::wsp

@@ -1,5 +1,7 @@
 #include "storebench/backend/whisper/dataset.h"
 
+#include "storebench/base/atomic_file.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -104,16 +106,8 @@ Status WriteManifest(const Dataset& d) {
                                           {"file_bytes", d.file_bytes}, {"complete", true}}
                                .dump(1) +
                            "\n";
-  const std::string path = ManifestPath(d.dir), tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) return ErrnoStatus("write", tmp, errno);
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("rename to", path, errno);
-  sync();  // the files and the manifest reach the disk before prepare says done
-  return Status::Ok();
+  sync();  // the metric files reach the disk before the manifest says the set is complete
+  return WriteFileAtomically(ManifestPath(d.dir), text);
 }
 
 // Gives every archive of `path` a base point placing d.start at a metric-specific slot.

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "storebench/backend/backend.h"
-#include "storebench/backend/file/options.h"
 #include "storebench/whisper/file.h"
 #include "storebench/whisper/format.h"
 
@@ -38,16 +37,19 @@ struct WhisperOptions {
   std::string metric_dist = "uniform";
   whisper::IoOptions io;            // mode, buffer size, fadvise, lock (header_cache set by the backend)
   bool header_cache = false;
-  file::CacheState cache = file::CacheState::kAsIs;
+  std::string io_name = "exact";    // --io as given
+  uint64_t buffer = 0;              // --buffer as given
 };
 
 // "exact", "buffered 8.0 KiB", "python (whisper.py 1.1.4, unbuffered)".
 std::string IoModeName(const whisper::IoOptions& io);
 
-// Parses the backend's option values (defaults already filled in); InvalidArgument names the flag.
-StatusOr<WhisperOptions> ParseWhisperOptions(const OptionValues& values);
+// The backend's options, declared once (become `run`/`prepare` flags).
+const OptionTable<WhisperOptions>& WhisperOptionTable();
 
-// The options the backend declares (become `run`/`prepare` flags).
-std::vector<OptionSpec> WhisperOptionSpecs();
+// Parses option values (tests and tools); InvalidArgument names the flag.
+inline StatusOr<WhisperOptions> ParseWhisperOptions(const OptionValues& values) {
+  return WhisperOptionTable().Parse(values);
+}
 
 }  // namespace storebench::backend::wsp

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "storebench/backend/file/cache_state.h"
 #include "storebench/backend/whisper/accounting.h"
 #include "storebench/backend/whisper/dataset.h"
 #include "storebench/backend/whisper/options.h"
@@ -23,15 +22,16 @@ class WhisperBackend final : public Backend {
 
   uint32_t capabilities() const override { return kCanPrepare | kNeedsData; }
 
-  Status Prepare() override {
+  Status Prepare(PrepareReport* report) override {
     bool created = false;
     auto d = PrepareDataset(shared_.options, common_.seed, &created);
     if (!d.ok()) return d.status();
-    prepare_line_ = fmt::format("whisper: {} in {} {}", d->Describe(), d->dir,
-                                created ? "prepared (archives aged per metric; manifest written last)"
-                                        : "already prepared and matching: nothing to do");
+    *report = {d->Describe(), d->dir, created, "archives aged per metric; manifest written last"};
     return Status::Ok();
   }
+
+  std::vector<std::string> DataPaths() const override { return shared_.dataset.paths; }
+  std::string DataDir() const override { return shared_.options.data; }
 
   Status Open() override {
     auto d = OpenDataset(shared_.options);
@@ -42,8 +42,6 @@ class WhisperBackend final : public Backend {
                                                  "own metrics, as carbon's writers do",
                                                  common_.threads, shared_.dataset.metrics));
     }
-    if (common_.queue_depth > 1)
-      return Status::InvalidArgument("--iodepth: whisper ops are synchronous; leave --iodepth at 1");
     return Status::Ok();
   }
 
@@ -59,45 +57,31 @@ class WhisperBackend final : public Backend {
   }
 
   Status BeforeRun() override {
-    STOREBENCH_RETURN_IF_ERROR(file::ApplyCacheState(shared_.options.cache, shared_.dataset.paths));
     accounting_.Begin(shared_.dataset);
     return Status::Ok();
   }
 
-  void MeasureStarted() override { accounting_.MeasureStarted(); }
+  Status AfterRun() override { return accounting_.End(); }
 
-  Status AfterRun() override { return accounting_.End(shared_.dataset); }
-
-  nlohmann::json Results() const override { return accounting_.Json(shared_.dataset, shared_.options); }
-
-  std::vector<std::string> SummaryLines() const override {
-    if (!prepare_line_.empty()) return {prepare_line_};
-    return accounting_.Lines(shared_.dataset, shared_.options);
-  }
+  void Figures(measure::MetricSet* out) const override { accounting_.Figures(shared_.dataset, shared_.options, out); }
 
  private:
   CommonOptions common_;
   whisper::HeaderCache header_cache_;
   WhisperShared shared_;
   RunAccounting accounting_;
-  std::string prepare_line_;
 };
 
 }  // namespace
 }  // namespace wsp
 
 BackendInfo WhisperBackendInfo() {
-  BackendInfo info;
-  info.name = "whisper";
-  info.description = "Graphite whisper files: carbon-style update_many and fetch, exact-size or buffered I/O";
-  info.capabilities = kCanPrepare | kNeedsData;
-  info.options = wsp::WhisperOptionSpecs();
-  info.create = [](const OptionValues& values, const CommonOptions& common) -> StatusOr<std::unique_ptr<Backend>> {
-    auto o = wsp::ParseWhisperOptions(values);
-    if (!o.ok()) return o.status();
-    return std::unique_ptr<Backend>(new wsp::WhisperBackend(std::move(*o), common));
-  };
-  return info;
+  return MakeBackendInfo<wsp::WhisperOptions>(
+      "whisper", "Graphite whisper files: carbon-style update_many and fetch, exact-size or buffered I/O",
+      kCanPrepare | kNeedsData, wsp::WhisperOptionTable(),
+      [](wsp::WhisperOptions o, const CommonOptions& common) -> StatusOr<std::unique_ptr<Backend>> {
+        return std::unique_ptr<Backend>(new wsp::WhisperBackend(std::move(o), common));
+      });
 }
 
 }  // namespace storebench::backend

@@ -1,4 +1,4 @@
-#include "storebench/report/environment.h"
+#include "storebench/job/environment.h"
 
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -10,7 +10,7 @@
 
 #include "storebench/measure/clock.h"
 
-namespace storebench::report {
+namespace storebench::job {
 namespace {
 
 std::string CpuModel() {
@@ -67,4 +67,4 @@ nlohmann::json DescribeEnvironment(const std::string& data_path) {
   return env;
 }
 
-}  // namespace storebench::report
+}  // namespace storebench::job

@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace storebench::report {
+namespace storebench::job {
 
 // kernel, cpu_model, cpus, memory_bytes, hostname, clock source, and the
 // filesystem type of `data_path` when given. Reads /proc and uname; never fails
 // (unknown facts are empty strings).
 nlohmann::json DescribeEnvironment(const std::string& data_path);
 
-}  // namespace storebench::report
+}  // namespace storebench::job

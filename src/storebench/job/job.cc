@@ -1,0 +1,160 @@
+#include "storebench/job/job.h"
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "storebench/driver/schedule.h"
+
+namespace storebench::job {
+namespace {
+
+// The JSON key of option NAME: dashes become underscores (what `compare` turns back into flags).
+std::string Key(std::string name) {
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+std::string Name(std::string key) {
+  for (char& c : key)
+    if (c == '_') c = '-';
+  return key;
+}
+
+StatusOr<std::string> ValueText(const nlohmann::json& v, const std::string& where) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  if (v.is_boolean()) return std::string(v.get<bool>() ? "1" : "0");
+  return Status::InvalidArgument(fmt::format("{}: expected a string or a number", where));
+}
+
+}  // namespace
+
+const OptionTable<CoreOptions>& CoreOptionTable() {
+  static const OptionTable<CoreOptions> table = [] {
+    OptionTable<CoreOptions> t("run");
+    t.Integer("threads", &CoreOptions::threads, "worker threads (closed loop) or arrival streams (open loop)", "1", 1,
+              4096)
+        .Integer("iodepth", &CoreOptions::iodepth, "ops in flight per worker (async backends and read methods)", "1", 1,
+                 65536)
+        .Duration("duration", &CoreOptions::duration_ns, "measured time after warm-up, e.g. 10s, 2m", "", 1)
+        .Count("ops", &CoreOptions::ops, "measured ops in total over every group and thread, e.g. 1M", "", 1)
+        .Duration("warmup", &CoreOptions::warmup_ns, "time before measuring, excluded from results, e.g. 2s", "0")
+        .Count("max-errors", &CoreOptions::max_errors,
+               "end the run once this many measured ops have failed (exit 1, results written); 0 = never", "0")
+        .Text("schedule", &CoreOptions::schedule, "arrivals", "",
+              "closed | constant:RATE | poisson:RATE | sine:A,B,C,D | steps:DUR@RATE,... | trace:FILE",
+              [](const std::string& v) { return driver::ParseSchedule(v, "--schedule").status(); })
+        .Text("two-phase", &CoreOptions::two_phase,
+              "measure closed-loop capacity, then run open loop at this fraction of it or at this rate", "",
+              "a fraction in (0, 2] such as 0.8, or a rate such as 40k/s")
+        .Duration("interval", &CoreOptions::interval_ns, "reporting interval, e.g. 1s, 500ms", "1s", 1'000'000)
+        .Integer("seed", &CoreOptions::seed, "seed for every random draw", "1", 0, INT64_MAX)
+        .Integer("histogram-digits", &CoreOptions::histogram_digits, "significant digits of latency histograms", "3",
+                 1, 5)
+        .Enum("cache", &CoreOptions::cache,
+              {{"asis", io::CacheState::kAsIs},
+               {"warm", io::CacheState::kWarm},
+               {"cold", io::CacheState::kCold},
+               {"drop", io::CacheState::kDrop}},
+              "page-cache state of the backend's data set before each run: warm (read through), cold (fsync + "
+              "fadvise), drop (drop_caches, root), asis",
+              "asis");
+    return t;
+  }();
+  return table;
+}
+
+nlohmann::json Job::ToJson() const {
+  nlohmann::json j;
+  j["job_schema"] = kJobSchema;
+  j["backend"] = backend;
+  const OptionTable<CoreOptions>& table = CoreOptionTable();
+  OptionValues core = table.WithDefaults(options);
+  for (const OptionSpec& s : table.Specs()) {
+    const std::string v = OptionValue(core, s.name);
+    if (s.type == OptionType::kInteger && !v.empty()) {
+      auto n = ParseInteger(v, s.name, INT64_MIN, INT64_MAX);
+      j[Key(s.name)] = n.ok() ? nlohmann::json(*n) : nlohmann::json(v);
+    } else {
+      j[Key(s.name)] = v;
+    }
+  }
+  if (!classes.empty()) j["classes"] = classes;
+  nlohmann::json b = nlohmann::json::object();
+  for (const auto& [k, v] : backend_options) b[k] = v;
+  j["backend_options"] = b;
+  return j;
+}
+
+StatusOr<Job> Job::FromJson(const nlohmann::json& doc, const std::string& source) {
+  const nlohmann::json* config = &doc;
+  if (doc.is_object() && doc.contains("schema") && doc.contains("config")) config = &doc["config"];
+  if (!config->is_object())
+    return Status::InvalidArgument(fmt::format("--job {}: expected a job (JSON object) or a run result", source));
+  Job job;
+  job.options.clear();
+  const OptionTable<CoreOptions>& table = CoreOptionTable();
+  for (auto it = config->begin(); it != config->end(); ++it) {
+    const std::string& key = it.key();
+    const std::string where = fmt::format("--job {}: {}", source, key);
+    if (key == "job_schema") {
+      if (!it->is_string() || it->get<std::string>() != kJobSchema)
+        return Status::InvalidArgument(fmt::format("{}: expected \"{}\"", where, kJobSchema));
+    } else if (key == "backend") {
+      if (!it->is_string()) return Status::InvalidArgument(where + ": expected a backend name");
+      job.backend = it->get<std::string>();
+    } else if (key == "classes") {
+      if (!it->is_array()) return Status::InvalidArgument(where + ": expected an array of NAME:key=value,... strings");
+      for (const auto& c : *it) {
+        if (!c.is_string()) return Status::InvalidArgument(where + ": expected strings");
+        job.classes.push_back(c.get<std::string>());
+      }
+    } else if (key == "backend_options") {
+      if (!it->is_object()) return Status::InvalidArgument(where + ": expected an object of option: value");
+      for (auto b = it->begin(); b != it->end(); ++b) {
+        auto v = ValueText(*b, where + "." + b.key());
+        if (!v.ok()) return v.status();
+        job.backend_options[b.key()] = *v;
+      }
+    } else {
+      const std::string name = Name(key);
+      if (!table.Find(name))
+        return Status::InvalidArgument(fmt::format("{}: not a job key (keys: the `run` options with _ for -, "
+                                                   "backend, classes, backend_options)",
+                                                   where));
+      auto v = ValueText(*it, where);
+      if (!v.ok()) return v.status();
+      if (!v->empty()) job.options[name] = *v;
+    }
+  }
+  return job;
+}
+
+StatusOr<Job> Job::Load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument(fmt::format("--job {}: cannot read it: {}", path, std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json doc = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (doc.is_discarded()) return Status::InvalidArgument(fmt::format("--job {}: not valid JSON", path));
+  return FromJson(doc, path);
+}
+
+void Job::Override(const Job& over, bool backend_given) {
+  if (backend_given && over.backend != backend) {
+    backend = over.backend;
+    backend_options.clear();  // the file's options belong to another backend
+  }
+  for (const auto& [k, v] : over.options) options[k] = v;
+  for (const auto& [k, v] : over.backend_options) backend_options[k] = v;
+  if (!over.classes.empty()) classes = over.classes;
+  outputs = over.outputs;
+}
+
+}  // namespace storebench::job

@@ -1,0 +1,72 @@
+// Job: one run of storebench as plain data — the backend and its options,
+// the core options (threads, schedule, warm-up, duration or ops, seed, …),
+// the worker groups (--class) and where the outputs go. Every command that
+// runs load (run, the default job, demo, two-phase, matrix, search, MPI)
+// builds a Job and hands it to the same functions (job/plan.h, job/run.h).
+//
+// Option values are text, as a user writes them ("10s", "4k"), keyed by
+// option name: that is what a job file holds and what a result's `config`
+// records, so a result reproduces its run. The typed values live in the Plan
+// (plan.h), parsed by the option tables, never by hand.
+// Thread-safety: a value type.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "storebench/base/option_table.h"
+#include "storebench/base/status.h"
+#include "storebench/io/cache_state.h"
+
+namespace storebench::job {
+
+inline constexpr const char* kJobSchema = "storebench.job/1";
+
+// Core options, typed (filled from Job::options by CoreOptionTable()).
+struct CoreOptions {
+  int threads = 1;
+  int iodepth = 1;
+  uint64_t duration_ns = 0;  // 0 = until --ops or the schedule runs out
+  uint64_t ops = 0;          // measured ops in total; 0 = no limit
+  uint64_t warmup_ns = 0;
+  uint64_t max_errors = 0;
+  std::string schedule;      // empty = closed, or what the backend's workload implies
+  std::string two_phase;
+  uint64_t interval_ns = 1'000'000'000;
+  uint64_t seed = 1;
+  int histogram_digits = 3;
+  io::CacheState cache = io::CacheState::kAsIs;
+};
+
+const OptionTable<CoreOptions>& CoreOptionTable();
+
+// Where a run's outputs go; not part of the job a result records.
+struct Outputs {
+  std::string json_path;
+  std::string csv_path;
+  std::string title;
+  bool quiet = false;
+};
+
+struct Job {
+  std::string backend = "null";
+  OptionValues options;            // core options, by name
+  std::vector<std::string> classes;  // --class NAME:key=value,...
+  OptionValues backend_options;    // the backend's options, by name
+  Outputs outputs;
+
+  // The `config` object of a result (outputs left out): the core options with
+  // their defaults filled in, `classes` and `backend_options`.
+  nlohmann::json ToJson() const;
+  // Reads a job file, or the `config` of a result document. InvalidArgument
+  // naming `source` and the key for anything that is not a job.
+  static StatusOr<Job> FromJson(const nlohmann::json& doc, const std::string& source);
+  // Reads FILE (a job or a result document).
+  static StatusOr<Job> Load(const std::string& path);
+
+  // `over` applied on top of this job: options, backend options and classes it gives win.
+  void Override(const Job& over, bool backend_given);
+};
+
+}  // namespace storebench::job

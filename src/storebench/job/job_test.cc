@@ -1,0 +1,144 @@
+#include <gtest/gtest.h>
+
+#include "storebench/backend/backend.h"
+#include "storebench/job/job.h"
+#include "storebench/job/plan.h"
+#include "storebench/job/result_codec.h"
+#include "storebench/job/run.h"
+
+namespace storebench::job {
+namespace {
+
+Job NullJob(OptionValues options, OptionValues backend_options = {}) {
+  Job j;
+  j.backend = "null";
+  j.options = std::move(options);
+  j.backend_options = std::move(backend_options);
+  return j;
+}
+
+TEST(JobTest, ConfigRoundTripsThroughJson) {
+  Job j = NullJob({{"threads", "2"}, {"duration", "3s"}, {"schedule", "constant:1000"}}, {{"service-time", "spin:1us"}});
+  j.classes = {};
+  auto plan = MakePlan(j);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  nlohmann::json config = plan->job.ToJson();
+  EXPECT_EQ(config["threads"], 2);
+  EXPECT_EQ(config["duration"], "3s");
+  EXPECT_EQ(config["backend_options"]["service-time"], "spin:1us");
+  auto back = Job::FromJson(config, "test");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  auto replanned = MakePlan(*back);
+  ASSERT_TRUE(replanned.ok());
+  EXPECT_EQ(replanned->job.ToJson(), config);
+  // A result document is read through its config.
+  nlohmann::json doc = {{"schema", "storebench.run/1"}, {"config", config}};
+  auto from_doc = Job::FromJson(doc, "result.json");
+  ASSERT_TRUE(from_doc.ok());
+  EXPECT_EQ(from_doc->options, back->options);
+}
+
+TEST(JobTest, UnknownKeysAndBadValuesAreRefusedWithTheFlag) {
+  auto j = Job::FromJson({{"threads", 2}, {"colour", "red"}}, "f.json");
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.status().message().find("colour"), std::string::npos);
+  auto p = MakePlan(NullJob({{"threads", "0"}, {"duration", "1s"}}));
+  EXPECT_EQ(p.status().message(), "--threads: expected a whole number from 1 to 4096; got '0'");
+  p = MakePlan(NullJob({{"duration", "1s"}}, {{"block-size", "4k"}}));
+  EXPECT_EQ(p.status().message().rfind("--block-size: not an option of backend 'null'", 0), 0u) << p.status().message();
+}
+
+TEST(JobTest, OverrideKeepsTheFileAndAppliesTheFlags) {
+  Job file = NullJob({{"threads", "2"}, {"duration", "3s"}}, {{"service-time", "spin:1us"}});
+  Job flags = NullJob({{"threads", "4"}});
+  file.Override(flags, false);
+  EXPECT_EQ(file.options["threads"], "4");
+  EXPECT_EQ(file.options["duration"], "3s");
+  EXPECT_EQ(file.backend_options["service-time"], "spin:1us");
+  Job other;
+  other.backend = "file";
+  file.Override(other, true);
+  EXPECT_EQ(file.backend, "file");
+  EXPECT_TRUE(file.backend_options.empty());
+}
+
+TEST(JobTest, GroupsTheReadMethodCannotRunAreRefused) {
+  if (!backend::FindBackend("file")) GTEST_SKIP() << "file backend absent";
+  Job j;
+  j.backend = "file";
+  j.options = {{"duration", "1s"}};
+  j.classes = {"a:threads=1,iodepth=8"};
+  j.backend_options = {{"data", "/nonexistent"}, {"method", "pread"}};
+  auto p = MakePlan(j);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("--iodepth 8: method pread"), std::string::npos) << p.status().message();
+  j.backend_options["method"] = "io_uring";
+  j.backend_options["workload"] = "seqread";
+  j.backend_options["prefetch"] = "1";
+  p = MakePlan(j);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("--prefetch"), std::string::npos) << p.status().message();
+  j.backend_options.erase("prefetch");
+  EXPECT_TRUE(MakePlan(j).ok());
+}
+
+TEST(JobTest, OpsAreATotalOverEveryClass) {
+  Job j = NullJob({{"ops", "100"}});
+  j.classes = {"a:threads=1", "b:threads=3"};
+  auto p = MakePlan(j);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->config.groups[0].ops + p->config.groups[1].ops, 100u);
+  EXPECT_EQ(p->config.groups[0].ops, 25u);
+  EXPECT_FALSE(MakePlan(NullJob({{"ops", "2"}, {"threads", "4"}})).ok());
+  EXPECT_FALSE(MakePlan(NullJob({{"duration", "1s"}, {"cache", "cold"}})).ok());
+  j.classes = {"a:threads=1,threads=2"};
+  EXPECT_FALSE(MakePlan(j).ok());
+  j.classes = {"a:threads=1,role=nonsense"};
+  EXPECT_FALSE(MakePlan(j).ok());
+}
+
+// Two runs, sent as two processes would (encoded and decoded), merge into
+// exactly the counters and histograms of one run over both.
+TEST(JobTest, TwoResultsMergeExactly) {
+  std::vector<driver::RunResult> runs;
+  for (const char* seed : {"1", "2"}) {
+    auto plan = MakePlan(NullJob({{"ops", "20000"}, {"threads", "2"}, {"seed", seed}, {"interval", "5ms"}},
+                                 {{"service-time", "spin:1us"}, {"fail-every", "7"}}));
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    auto r = RunPlan(*plan, {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    auto sent = DecodeRunResult(nlohmann::json::parse(EncodeRunResult(r->run).dump()));
+    ASSERT_TRUE(sent.ok()) << sent.status().message();
+    runs.push_back(std::move(*sent));
+  }
+  const driver::RunResult& a = runs[0];
+  const driver::RunResult& b = runs[1];
+  measure::Histogram want_resp = a.total->AllResponse();
+  ASSERT_TRUE(want_resp.Merge(b.total->AllResponse()).ok());
+  const uint64_t want_ops = a.total->ops() + b.total->ops();
+  const uint64_t want_errors = a.total->errors() + b.total->errors();
+  const uint64_t want_minor = a.metrics.Find({"cpu", "minor_faults"})->count + b.metrics.Find({"cpu", "minor_faults"})->count;
+  const size_t intervals = std::max(a.intervals.size(), b.intervals.size());
+  uint64_t want_interval_ops = 0;
+  for (const auto& r : runs)
+    for (const auto& st : r.intervals) want_interval_ops += st.ops;
+
+  driver::RunResult merged = std::move(runs[0]);
+  ASSERT_TRUE(MergeRunResults(&merged, runs[1]).ok());
+  EXPECT_EQ(merged.total->ops(), want_ops);
+  EXPECT_EQ(merged.total->ops(), 40000u);
+  EXPECT_EQ(merged.total->errors(), want_errors);
+  measure::Histogram got = merged.total->AllResponse();
+  EXPECT_EQ(got.count(), want_resp.count());
+  for (double p : {50.0, 90.0, 99.0, 99.9, 100.0}) EXPECT_EQ(got.ValueAtPercentile(p), want_resp.ValueAtPercentile(p)) << p;
+  EXPECT_EQ(got.max(), want_resp.max());
+  EXPECT_EQ(merged.metrics.Find({"cpu", "minor_faults"})->count, want_minor);
+  EXPECT_EQ(merged.intervals.size(), intervals);
+  uint64_t interval_ops = 0;
+  for (const auto& st : merged.intervals) interval_ops += st.ops;
+  EXPECT_EQ(interval_ops, want_interval_ops);
+  EXPECT_EQ(interval_ops, merged.total->ops());
+}
+
+}  // namespace
+}  // namespace storebench::job

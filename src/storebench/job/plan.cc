@@ -1,0 +1,228 @@
+#include "storebench/job/plan.h"
+
+#include <fmt/format.h>
+#include <set>
+
+#include "storebench/base/units.h"
+
+namespace storebench::job {
+namespace {
+
+// One --class: NAME:threads=2,schedule=constant:100,priority=0,role=writer,iodepth=1,ops=1000.
+struct ClassOptions {
+  int threads = 1;
+  int iodepth = 1;
+  int priority = 0;
+  uint64_t ops = 0;
+  std::string schedule;
+  std::string role;
+};
+
+const OptionTable<ClassOptions>& ClassOptionTable() {
+  static const OptionTable<ClassOptions> table = [] {
+    OptionTable<ClassOptions> t("--class");
+    t.Integer("threads", &ClassOptions::threads, "workers of the class", "", 1, 4096)
+        .Integer("iodepth", &ClassOptions::iodepth, "ops in flight per worker", "", 1, 65536)
+        .Integer("priority", &ClassOptions::priority, "read priority (lower = more urgent)", "", -1000, 1000)
+        .Count("ops", &ClassOptions::ops, "measured ops of the class", "", 1)
+        .Text("schedule", &ClassOptions::schedule, "arrivals of the class", "", "as --schedule",
+              [](const std::string& v) { return driver::ParseSchedule(v, "--class schedule").status(); })
+        .Enum("role", &ClassOptions::role, std::vector<std::pair<std::string, std::string>>{{"", ""}, {"writer", "writer"}},
+              "what the class does beside the main workload", "");
+    return t;
+  }();
+  return table;
+}
+
+constexpr const char* kClassForm =
+    "--class: expected NAME:key=value,... with keys threads, schedule, priority, role, iodepth, ops "
+    "(e.g. high:threads=1,priority=0,schedule=closed)";
+
+StatusOr<driver::WorkerGroup> ParseClass(const std::string& text, const CoreOptions& core) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0) return Status::InvalidArgument(fmt::format("{}; got '{}'", kClassForm, text));
+  // Values may contain commas (sine:A,B,C,D; steps:…,…): a piece without '=' continues the previous value.
+  std::vector<std::pair<std::string, std::string>> kv;
+  for (std::string_view piece : Split(std::string_view(text).substr(colon + 1), ',')) {
+    auto eq = piece.find('=');
+    if (eq == std::string_view::npos) {
+      if (kv.empty()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kClassForm, text));
+      kv.back().second += "," + std::string(piece);
+    } else {
+      kv.emplace_back(std::string(piece.substr(0, eq)), std::string(piece.substr(eq + 1)));
+    }
+  }
+  OptionValues values;
+  for (const auto& [k, v] : kv) {
+    if (!ClassOptionTable().Find(k)) return Status::InvalidArgument(fmt::format("{}; unknown key '{}'", kClassForm, k));
+    if (!values.emplace(k, v).second)
+      return Status::InvalidArgument(fmt::format("--class {}: key '{}' is given twice", text.substr(0, colon), k));
+  }
+  ClassOptions c;
+  c.threads = core.threads;
+  c.iodepth = core.iodepth;
+  c.schedule = core.schedule.empty() ? "closed" : core.schedule;
+  auto applied = ClassOptionTable().Apply(values, &c);
+  if (!applied.ok()) return Status::InvalidArgument(fmt::format("--class {}: {}", text.substr(0, colon), applied.message()));
+  driver::WorkerGroup g;
+  g.name = text.substr(0, colon);
+  g.threads = c.threads;
+  g.queue_depth = c.iodepth;
+  g.priority = c.priority;
+  g.role = c.role;
+  g.ops = c.ops;
+  auto spec = driver::ParseSchedule(c.schedule, "--class schedule");
+  if (!spec.ok()) return spec.status();
+  g.schedule = *spec;
+  return g;
+}
+
+StatusOr<TwoPhase> ParseTwoPhase(const std::string& text) {
+  TwoPhase t;
+  if (text.empty()) return t;
+  t.on = true;
+  constexpr const char* kForm = "--two-phase: expected a fraction of the measured capacity in (0, 2], e.g. 0.8, or a "
+                                "rate such as 40k/s";
+  if (text.find("/s") != std::string::npos) {
+    auto r = ParseRate(text, "--two-phase");
+    if (!r.ok()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+    t.rate = *r;
+    return t;
+  }
+  auto v = ParseDouble(text, "--two-phase");
+  if (!v.ok() || !(*v > 0) || *v > 2) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  t.fraction = *v;
+  return t;
+}
+
+// Splits `ops` over groups that set none of their own, in proportion to their threads.
+void SplitOps(uint64_t ops, driver::RunConfig* c) {
+  int threads = 0;
+  for (const auto& g : c->groups)
+    if (g.ops == 0) threads += g.threads;
+  uint64_t left = ops;
+  int seen = 0;
+  for (auto& g : c->groups) {
+    if (g.ops != 0) continue;
+    seen += g.threads;
+    uint64_t share = seen == threads ? left : ops * static_cast<uint64_t>(g.threads) / static_cast<uint64_t>(threads);
+    g.ops = share;
+    left -= share;
+  }
+}
+
+}  // namespace
+
+Status UnknownBackend(const std::string& name) {
+  std::string names;
+  for (const auto& b : backend::Backends()) names += (names.empty() ? "" : ", ") + b.name;
+  if (name == "rocksdb") {
+    return Status::InvalidArgument(fmt::format(
+        "--backend: 'rocksdb' is not in this binary: librocksdb-dev was missing when it was built (apt-get install "
+        "librocksdb-dev, then rebuild); this binary has: {}",
+        names));
+  }
+  return Status::InvalidArgument(fmt::format("--backend: unknown backend '{}'; expected one of: {}", name, names));
+}
+
+StatusOr<Plan> MakePlan(const Job& job) {
+  Plan plan;
+  plan.info = backend::FindBackend(job.backend);
+  if (!plan.info) return UnknownBackend(job.backend);
+  STOREBENCH_RETURN_IF_ERROR(CoreOptionTable().Apply(job.options, &plan.core));
+  const CoreOptions& core = plan.core;
+  auto two_phase = ParseTwoPhase(core.two_phase);
+  if (!two_phase.ok()) return two_phase.status();
+  plan.two_phase = *two_phase;
+
+  driver::RunConfig& c = plan.config;
+  c.histogram.significant_digits = core.histogram_digits;
+  c.duration_ns = core.duration_ns;
+  c.warmup_ns = core.warmup_ns;
+  c.interval_ns = core.interval_ns;
+  c.seed = core.seed;
+  c.max_errors = core.max_errors;
+  c.cache = core.cache;
+  c.groups.clear();
+  if (job.classes.empty()) {
+    driver::WorkerGroup g;
+    g.threads = core.threads;
+    g.queue_depth = core.iodepth;
+    auto spec = driver::ParseSchedule(core.schedule.empty() ? "closed" : core.schedule);
+    if (!spec.ok()) return spec.status();
+    g.schedule = *spec;
+    c.groups.push_back(g);
+  } else {
+    std::set<std::string> names;
+    for (const std::string& text : job.classes) {
+      auto g = ParseClass(text, core);
+      if (!g.ok()) return g.status();
+      if (!names.insert(g->name).second)
+        return Status::InvalidArgument(fmt::format("--class: the name '{}' is used twice", g->name));
+      c.groups.push_back(*g);
+    }
+  }
+  if (plan.two_phase.on && (c.groups.size() > 1 || c.groups[0].schedule.open_loop()))
+    return Status::InvalidArgument(
+        "--two-phase: measures a closed loop first; do not combine it with --schedule or --class");
+
+  backend::CommonOptions common;
+  common.seed = core.seed;
+  common.threads = c.total_threads();
+  auto made = plan.info->create(job.backend_options, common);
+  if (!made.ok()) return made.status();
+  plan.backend = std::move(*made);
+  backend::Backend& b = *plan.backend;
+
+  // What the backend's workload implies: its schedule and its extra groups.
+  const std::string implied = b.DefaultSchedule();
+  if (core.schedule.empty() && !implied.empty() && job.classes.empty()) {
+    auto spec = driver::ParseSchedule(implied, "--schedule (from the workload's flags)");
+    if (!spec.ok()) return spec.status();
+    c.groups[0].schedule = *spec;
+  }
+  for (const backend::ExtraGroup& e : b.ExtraGroups()) {
+    driver::WorkerGroup g;
+    g.name = e.name;
+    g.role = e.role;
+    g.threads = e.threads;
+    if (e.rate > 0) {
+      g.schedule.kind = driver::ScheduleSpec::Kind::kConstant;
+      g.schedule.rate = e.rate;
+      g.schedule.text = fmt::format("constant:{}", e.rate);
+    }
+    c.groups.push_back(g);
+  }
+  if (core.ops) SplitOps(core.ops, &c);
+  bool bounded = c.duration_ns > 0;
+  for (const auto& g : c.groups) bounded = bounded || g.ops > 0 || g.schedule.EndNs() != UINT64_MAX;
+  if (!bounded) return Status::InvalidArgument("--duration: give --duration or --ops (e.g. --duration 10s)");
+  int total = 0;
+  for (const auto& g : c.groups) {
+    total += g.threads;
+    if (g.ops && g.ops < static_cast<uint64_t>(g.threads))
+      return Status::InvalidArgument(fmt::format("--ops {}: fewer ops than the {} threads of group '{}'; give at least "
+                                                 "one op per thread",
+                                                 g.ops, g.threads, g.name));
+    backend::GroupSettings s{g.name, g.role, g.threads, g.queue_depth, g.priority};
+    Status ok = b.CheckGroup(s);
+    if (!ok.ok()) {
+      if (c.groups.size() == 1) return ok;
+      return Status::InvalidArgument(fmt::format("{} (group '{}')", ok.message(), g.name));
+    }
+  }
+  if (total > 4096) return Status::InvalidArgument(fmt::format("--threads: {} workers in total; at most 4096", total));
+  if (core.cache != io::CacheState::kAsIs && !(plan.info->capabilities & backend::kNeedsData))
+    return Status::InvalidArgument(fmt::format("--cache: backend '{}' has no data set", job.backend));
+
+  plan.job = job;
+  plan.job.options = CoreOptionTable().WithDefaults(job.options);
+  OptionValues resolved;
+  for (const OptionSpec& s : plan.info->options)
+    if (!s.default_value.empty()) resolved[s.name] = s.default_value;
+  for (const auto& [k, v] : job.backend_options) resolved[k] = v;
+  plan.job.backend_options = resolved;
+  return plan;
+}
+
+}  // namespace storebench::job

@@ -1,0 +1,40 @@
+// Planning: a Job checked once and resolved into what runs — the driver's
+// RunConfig (every group's threads, depth, schedule and ops), the two-phase
+// settings, and the backend made from its parsed options. Everything that
+// can be refused without touching a data set is refused here, with one line
+// naming the flag (InvalidArgument): unknown or malformed options, a group
+// the backend's read method cannot run as asked (e.g. --iodepth 8 with a
+// synchronous method), --cache for a backend without data. `matrix` plans
+// every variant before it starts a single run.
+// Thread-safety: MakePlan is reentrant; a Plan belongs to one thread.
+#pragma once
+
+#include <memory>
+
+#include "storebench/backend/backend.h"
+#include "storebench/driver/config.h"
+#include "storebench/job/job.h"
+
+namespace storebench::job {
+
+struct TwoPhase {
+  bool on = false;
+  double fraction = 0;  // of the closed-loop capacity
+  double rate = 0;      // or a given rate, ops/s
+};
+
+struct Plan {
+  Job job;  // as given, with the backend's and the core defaults filled in
+  const backend::BackendInfo* info = nullptr;
+  CoreOptions core;
+  driver::RunConfig config;
+  TwoPhase two_phase;
+  std::unique_ptr<backend::Backend> backend;  // made, not opened
+};
+
+StatusOr<Plan> MakePlan(const Job& job);
+
+// The message for a --backend that names no backend of this binary.
+Status UnknownBackend(const std::string& name);
+
+}  // namespace storebench::job

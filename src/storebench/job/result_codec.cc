@@ -1,0 +1,205 @@
+#include "storebench/job/result_codec.h"
+
+#include <fmt/format.h>
+
+namespace storebench::job {
+namespace {
+
+using measure::Histogram;
+using measure::Metric;
+using measure::MetricSet;
+
+StatusOr<Histogram> DecodeHistogram(const nlohmann::json& j, const char* what) {
+  if (!j.is_string()) return Status::Corruption(fmt::format("result: {} is not an encoded histogram", what));
+  return Histogram::Decode(j.get<std::string>());
+}
+
+Status MergeEncoded(std::string* into, const std::string& other) {
+  auto a = Histogram::Decode(*into);
+  auto b = Histogram::Decode(other);
+  if (!a.ok()) return a.status();
+  if (!b.ok()) return b.status();
+  STOREBENCH_RETURN_IF_ERROR(a->Merge(*b));
+  *into = a->Encode();
+  return Status::Ok();
+}
+
+}  // namespace
+
+nlohmann::json EncodeMetrics(const MetricSet& set) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Metric& m : set.metrics()) {
+    out.push_back({{"path", m.path},       {"kind", static_cast<int>(m.kind)}, {"unit", static_cast<int>(m.unit)},
+                   {"merge", static_cast<int>(m.merge)}, {"count", m.count},  {"value", m.value},
+                   {"text", m.text},       {"known", m.known},                 {"num", m.num},
+                   {"den", m.den},         {"scale", m.scale},                 {"complement", m.complement},
+                   {"summary", m.summary}});
+  }
+  return out;
+}
+
+StatusOr<MetricSet> DecodeMetrics(const nlohmann::json& j) {
+  if (!j.is_array()) return Status::Corruption("result: metrics are not an array");
+  MetricSet set;
+  MetricSet parts;
+  try {
+    for (const auto& e : j) {
+      Metric& m = parts.Counter(e.at("path").get<measure::MetricPath>(), e.at("count").get<uint64_t>());
+      m.kind = static_cast<measure::MetricKind>(e.at("kind").get<int>());
+      m.unit = static_cast<measure::Unit>(e.at("unit").get<int>());
+      m.merge = static_cast<measure::MergeRule>(e.at("merge").get<int>());
+      m.value = e.at("value").get<double>();
+      m.text = e.at("text").get<std::string>();
+      m.known = e.at("known").get<bool>();
+      m.num = e.at("num").get<measure::MetricPath>();
+      m.den = e.at("den").get<measure::MetricPath>();
+      m.scale = e.at("scale").get<double>();
+      m.complement = e.at("complement").get<bool>();
+      m.summary = e.at("summary").get<std::string>();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Corruption(fmt::format("result: bad metric: {}", e.what()));
+  }
+  set.Append(parts);
+  return set;
+}
+
+nlohmann::json EncodeRunResult(const driver::RunResult& r) {
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const measure::KindSample& k : r.total->kinds())
+    kinds.push_back({{"response", k.response.Encode()}, {"service", k.service.Encode()}, {"outcomes", k.outcomes},
+                     {"bytes", k.bytes}});
+  nlohmann::json intervals = nlohmann::json::array();
+  for (const driver::IntervalStats& st : r.intervals)
+    intervals.push_back({{"t_s", st.t_s},
+                         {"length_s", st.length_s},
+                         {"ops", st.ops},
+                         {"errors", st.errors},
+                         {"bytes", st.bytes},
+                         {"backlog", st.backlog},
+                         {"lag_ns", st.lag_ns},
+                         {"group_ops", st.group_ops},
+                         {"response", st.response_histogram},
+                         {"service", st.service_histogram},
+                         {"backend", EncodeMetrics(st.backend)}});
+  return {{"kinds", r.layout.kinds},
+          {"outcomes", r.layout.outcomes},
+          {"digits", r.layout.histogram.significant_digits},
+          {"group_names", r.group_names},
+          {"group_first_kind", r.group_first_kind},
+          {"samples", kinds},
+          {"start_lag", r.total->start_lag().Encode()},
+          {"intervals", intervals},
+          {"elapsed_s", r.elapsed_s},
+          {"warmup_ops", r.warmup_ops},
+          {"unfinished", r.unfinished},
+          {"unstarted", r.unstarted},
+          {"interrupted", r.interrupted},
+          {"stopped_on_errors", r.stopped_on_errors},
+          {"open_loop", r.open_loop},
+          {"metrics", EncodeMetrics(r.metrics)}};
+}
+
+StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
+  driver::RunResult r;
+  try {
+    r.layout.kinds = j.at("kinds").get<std::vector<std::string>>();
+    r.layout.outcomes = j.at("outcomes").get<std::vector<std::string>>();
+    r.layout.histogram.significant_digits = j.at("digits").get<int>();
+    r.group_names = j.at("group_names").get<std::vector<std::string>>();
+    r.group_first_kind = j.at("group_first_kind").get<std::vector<uint32_t>>();
+    r.total = std::make_unique<measure::Sample>(r.layout);
+    const auto& samples = j.at("samples");
+    if (samples.size() != r.layout.kinds.size()) return Status::Corruption("result: samples do not match the kinds");
+    for (size_t k = 0; k < samples.size(); ++k) {
+      measure::KindSample& ks = r.total->mutable_kinds()[k];
+      auto resp = DecodeHistogram(samples[k].at("response"), "response");
+      auto serv = DecodeHistogram(samples[k].at("service"), "service");
+      if (!resp.ok()) return resp.status();
+      if (!serv.ok()) return serv.status();
+      ks.response = std::move(*resp);
+      ks.service = std::move(*serv);
+      ks.outcomes = samples[k].at("outcomes").get<std::vector<uint64_t>>();
+      ks.bytes = samples[k].at("bytes").get<uint64_t>();
+    }
+    auto lag = DecodeHistogram(j.at("start_lag"), "start_lag");
+    if (!lag.ok()) return lag.status();
+    r.total->mutable_start_lag() = std::move(*lag);
+    for (const auto& i : j.at("intervals")) {
+      driver::IntervalStats st;
+      st.t_s = i.at("t_s").get<double>();
+      st.length_s = i.at("length_s").get<double>();
+      st.ops = i.at("ops").get<uint64_t>();
+      st.errors = i.at("errors").get<uint64_t>();
+      st.bytes = i.at("bytes").get<uint64_t>();
+      st.backlog = i.at("backlog").get<double>();
+      st.lag_ns = i.at("lag_ns").get<uint64_t>();
+      st.group_ops = i.at("group_ops").get<std::vector<uint64_t>>();
+      st.response_histogram = i.at("response").get<std::string>();
+      st.service_histogram = i.at("service").get<std::string>();
+      auto resp = Histogram::Decode(st.response_histogram);
+      auto serv = Histogram::Decode(st.service_histogram);
+      if (!resp.ok()) return resp.status();
+      if (!serv.ok()) return serv.status();
+      st.response = driver::PercentilesOf(*resp);
+      st.service = driver::PercentilesOf(*serv);
+      st.ops_per_sec = st.length_s > 0 ? static_cast<double>(st.ops) / st.length_s : 0;
+      auto backend = DecodeMetrics(i.at("backend"));
+      if (!backend.ok()) return backend.status();
+      st.backend = std::move(*backend);
+      r.intervals.push_back(std::move(st));
+    }
+    r.elapsed_s = j.at("elapsed_s").get<double>();
+    r.warmup_ops = j.at("warmup_ops").get<uint64_t>();
+    r.unfinished = j.at("unfinished").get<uint64_t>();
+    r.unstarted = j.at("unstarted").get<uint64_t>();
+    r.interrupted = j.at("interrupted").get<bool>();
+    r.stopped_on_errors = j.at("stopped_on_errors").get<bool>();
+    r.open_loop = j.at("open_loop").get<bool>();
+    auto metrics = DecodeMetrics(j.at("metrics"));
+    if (!metrics.ok()) return metrics.status();
+    r.metrics = std::move(*metrics);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Corruption(fmt::format("result: {}", e.what()));
+  }
+  return r;
+}
+
+Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) {
+  if (into->layout.kinds != other.layout.kinds || into->layout.outcomes != other.layout.outcomes ||
+      into->layout.histogram.significant_digits != other.layout.histogram.significant_digits)
+    return Status::InvalidArgument("merge: the results have different op kinds, outcomes or histogram precision");
+  into->total->Merge(*other.total);
+  for (size_t i = 0; i < other.intervals.size(); ++i) {
+    if (i >= into->intervals.size()) {
+      into->intervals.push_back(driver::IntervalStats{});
+      into->intervals.back() = other.intervals[i];
+      continue;
+    }
+    driver::IntervalStats& a = into->intervals[i];
+    const driver::IntervalStats& b = other.intervals[i];
+    a.length_s = std::max(a.length_s, b.length_s);
+    a.t_s = std::max(a.t_s, b.t_s);
+    a.ops += b.ops, a.errors += b.errors, a.bytes += b.bytes;
+    a.backlog += b.backlog;
+    a.lag_ns = std::max(a.lag_ns, b.lag_ns);
+    if (a.group_ops.size() < b.group_ops.size()) a.group_ops.resize(b.group_ops.size());
+    for (size_t g = 0; g < b.group_ops.size(); ++g) a.group_ops[g] += b.group_ops[g];
+    STOREBENCH_RETURN_IF_ERROR(MergeEncoded(&a.response_histogram, b.response_histogram));
+    STOREBENCH_RETURN_IF_ERROR(MergeEncoded(&a.service_histogram, b.service_histogram));
+    a.response = driver::PercentilesOf(*Histogram::Decode(a.response_histogram));
+    a.service = driver::PercentilesOf(*Histogram::Decode(a.service_histogram));
+    a.ops_per_sec = a.length_s > 0 ? static_cast<double>(a.ops) / a.length_s : 0;
+    STOREBENCH_RETURN_IF_ERROR(a.backend.Merge(b.backend));
+  }
+  into->elapsed_s = std::max(into->elapsed_s, other.elapsed_s);
+  into->warmup_ops += other.warmup_ops;
+  into->unfinished += other.unfinished;
+  into->unstarted += other.unstarted;
+  into->interrupted = into->interrupted || other.interrupted;
+  into->stopped_on_errors = into->stopped_on_errors || other.stopped_on_errors;
+  into->open_loop = into->open_loop || other.open_loop;
+  return into->metrics.Merge(other.metrics);
+}
+
+}  // namespace storebench::job

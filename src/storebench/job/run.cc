@@ -1,0 +1,98 @@
+#include "storebench/job/run.h"
+
+#include <fmt/format.h>
+
+#include "storebench/job/environment.h"
+
+namespace storebench::job {
+namespace {
+
+std::string ScheduleText(const driver::RunConfig& c) {
+  return c.groups[0].schedule.open_loop() ? c.groups[0].schedule.text : "closed";
+}
+
+StatusOr<driver::RunResult> RunPhase(Plan& plan, const RunHooks& hooks, const std::string& title) {
+  auto r = driver::RunLoad(*plan.backend, plan.config, hooks.stop, hooks.progress);
+  if (!r.ok()) return r.status();
+  if (hooks.phase_finished) hooks.phase_finished(*r, title);
+  return r;
+}
+
+Status StoppedOnErrors(const driver::RunResult& r) {
+  return Status::IOError(fmt::format("--max-errors: the run stopped after {} failed ops; the results measured so far "
+                                     "are written (see totals.outcomes)",
+                                     r.total ? r.total->errors() : 0));
+}
+
+}  // namespace
+
+StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
+  backend::Backend& b = *plan.backend;
+  STOREBENCH_RETURN_IF_ERROR(b.Open());
+  JobResult out;
+  out.config = plan.job.ToJson();
+  out.environment = DescribeEnvironment(b.DataDir());
+  const Outputs& o = plan.job.outputs;
+  out.title = !o.title.empty() ? o.title
+                               : fmt::format("storebench run --backend {} ({}, {} threads)", plan.job.backend,
+                                             ScheduleText(plan.config), plan.config.total_threads());
+  if (plan.two_phase.on) {
+    const std::string title1 = "phase 1: closed loop, maximum throughput";
+    if (hooks.phase_started) hooks.phase_started(title1);
+    auto p1 = RunPhase(plan, hooks, title1);
+    if (!p1.ok()) return p1.status();
+    auto tp = std::make_unique<TwoPhaseResult>();
+    tp->capacity_ops_per_sec = p1->elapsed_s > 0 ? static_cast<double>(p1->total->ops()) / p1->elapsed_s : 0;
+    tp->fraction = plan.two_phase.fraction;
+    tp->target_ops_per_sec =
+        plan.two_phase.rate > 0 ? plan.two_phase.rate : tp->capacity_ops_per_sec * plan.two_phase.fraction;
+    const double rate = tp->target_ops_per_sec;
+    if (p1->interrupted || p1->stopped_on_errors || !(rate > 0)) {
+      // Nothing more to run: phase 1 is the result.
+      out.failure = p1->stopped_on_errors ? StoppedOnErrors(*p1)
+                    : p1->interrupted     ? Status::Ok()
+                                          : Status::IOError("--two-phase: phase 1 completed no ops");
+      out.schedule = "closed";
+      out.title = title1;
+      out.run = std::move(*p1);  // phase1 stays empty: the result is phase 1
+      out.two_phase = std::move(tp);
+      return out;
+    }
+    tp->phase1 = std::move(*p1);
+    driver::ScheduleSpec& s = plan.config.groups[0].schedule;
+    s.kind = driver::ScheduleSpec::Kind::kConstant;
+    s.rate = rate;
+    s.text = fmt::format("constant:{:.0f}", rate);
+    out.title = fmt::format("phase 2: open loop at {:.0f} ops/s", rate);
+    if (hooks.phase_started)
+      hooks.phase_started(fmt::format(
+          "phase 2: open loop at {:.0f} ops/s ({} of the measured {:.0f} ops/s)", rate,
+          plan.two_phase.rate > 0 ? std::string("a given rate") : fmt::format("{:.0f}%", plan.two_phase.fraction * 100),
+          tp->capacity_ops_per_sec));
+    out.two_phase = std::move(tp);
+  }
+  auto r = RunPhase(plan, hooks, out.title);
+  if (!r.ok()) return r.status();
+  out.schedule = ScheduleText(plan.config);
+  out.run = std::move(*r);
+  if (out.run.stopped_on_errors) out.failure = StoppedOnErrors(out.run);
+  return out;
+}
+
+StatusOr<backend::PrepareReport> PrepareJob(const Job& job) {
+  const backend::BackendInfo* info = backend::FindBackend(job.backend);
+  if (!info) return UnknownBackend(job.backend);
+  if (!(info->capabilities & backend::kCanPrepare))
+    return Status::InvalidArgument(fmt::format("--backend: '{}' has no data set to prepare", job.backend));
+  CoreOptions core;
+  STOREBENCH_RETURN_IF_ERROR(CoreOptionTable().Apply(job.options, &core));
+  backend::CommonOptions common;
+  common.seed = core.seed;
+  auto b = info->create(job.backend_options, common);
+  if (!b.ok()) return b.status();
+  backend::PrepareReport report;
+  STOREBENCH_RETURN_IF_ERROR((*b)->Prepare(&report));
+  return report;
+}
+
+}  // namespace storebench::job
