@@ -1,5 +1,6 @@
 // End-to-end tests of the storebench binary: flags in, exit code, summary and
 // result files out.
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 
 #include "storebench/cli/binary_test_fixture.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -77,6 +79,36 @@ TEST_F(Cli, JobFromAResultReproducesItsConfigAndFlagsOverride) {
   o = Run("run --job " + (dir_ / "bad.json").string());
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("colour"), std::string::npos) << o.err;
+}
+
+// A CPU-bound process on the workers' CPU: the result says the platform took
+// the CPU (run-queue wait, hiccups) and the summary says the tail is the client's.
+TEST_F(Cli, AHogOnTheWorkersCpuIsReportedAsTheClientsTail) {
+  pid_t hog = fork();
+  ASSERT_GE(hog, 0);
+  if (hog == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    std::atomic<uint64_t> spins{0};
+    for (;;) spins.fetch_add(1, std::memory_order_relaxed);
+  }
+  auto json = dir_ / "hog.json";
+  Outcome o = Run("run --backend null --service-time spin:20us --threads 1 --cpus 0 --schedule constant:20000 "
+                  "--duration 2s --json " + json.string());
+  kill(hog, SIGKILL);
+  waitpid(hog, nullptr, 0);
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_GT(doc["workers"]["runqueue_wait_ns"].get<uint64_t>(), 0u);
+  EXPECT_GT(doc["platform"]["hiccup"]["samples"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(doc["environment"]["wakeup_latency_ns"].is_number());
+  uint64_t interval_wait = 0;
+  for (const auto& i : doc["intervals"]) interval_wait += i["runqueue_wait_ns"].get<uint64_t>();
+  EXPECT_GT(interval_wait, 0u);
+  EXPECT_NE(o.out.find("the response tail is the client's"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("on the run queue"), std::string::npos) << o.out;
 }
 
 TEST_F(Cli, VersionNamesTheBuild) {

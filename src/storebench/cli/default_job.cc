@@ -22,7 +22,10 @@ int RunRocksdbDefaultJob(const std::atomic<bool>* stop) {
       "storebench default job: RocksDB readrandom, 200,000 keys of 20 B with 400 B values (db_bench's encoding,\n"
       "fillrandom: ~63%% of the keys exist), 8 MiB block cache, 2 threads, in %s.\n"
       "Two phases (Luo & Carey): a closed loop measures capacity, then an open loop runs at 80%% of it,\n"
-      "latency timed from each arrival's intended start.\n\n",
+      "latency timed from each arrival's intended start. In phase 2 the two workers take arrivals from one\n"
+      "queue (--dispatch shared) and sleep between them (--wait adaptive), so a worker that loses its CPU\n"
+      "does not hold arrivals back; the summary splits response time into start lag (the client and the\n"
+      "platform) and service time (RocksDB), and says how long the workers waited for a CPU.\n\n",
       kDefaultRocksdbDir);
   std::fflush(stdout);
   int rc = ExecutePrepare(flags);

@@ -26,7 +26,10 @@ int RunDemo(const std::atomic<bool>* stop) {
   std::printf(
       "\nThe closed loop records only the few ops that waited out each stall, so its p99 looks harmless;\n"
       "the open loop keeps the arrivals coming and times them from when they should have started:\n"
-      "its response-time p99 shows the stall, while service time stays near 20 us.\n");
+      "its response-time p99 shows the stall, while service time stays near 20 us. The 'split' line\n"
+      "shows where the response time went (start lag vs service), and the 'platform' line how long the\n"
+      "workers waited for a CPU and how late a sleeping thread woke: here the stall is the device's,\n"
+      "not the platform's.\n");
   return kExitOk;
 }
 

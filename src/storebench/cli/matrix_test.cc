@@ -45,23 +45,24 @@ class Matrix : public storebench::testing::BinaryTest {
 TEST_F(Matrix, TheShorterServiceTimeIsFasterAndTheMatrixResumes) {
   fs::path m = dir_ / "m";
   // Baseline first: the slow variant, so the fast one must come out "faster".
+  // Sleeping service times: throughput that other processes on the machine cannot take away.
   std::string cmd = "matrix --out " + m.string() +
-                    " --repeat 3 --vary service-time=spin:400us,spin:20us -- --backend null --duration 1s --interval 250ms";
+                    " --repeat 3 --vary service-time=sleep:2ms,sleep:100us -- --backend null --duration 1s --interval 250ms";
   Outcome o = Run(cmd);
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(RunFiles(m), 6u);
   EXPECT_TRUE(fs::exists(m / "manifest.json"));
   EXPECT_NE(o.out.find("6 to run (interleaved order)"), std::string::npos) << o.out;
   // Interleaved: A B A B A B.
-  std::regex line(R"(\[(\d)/6\] service-time=spin:(\d+)us #(\d))");
+  std::regex line(R"(\[(\d)/6\] service-time=sleep:(\w+) #(\d))");
   std::vector<std::string> order;
   for (std::sregex_iterator it(o.out.begin(), o.out.end(), line), end; it != end; ++it) order.push_back((*it)[2]);
-  EXPECT_EQ(order, (std::vector<std::string>{"400", "20", "400", "20", "400", "20"}));
-  EXPECT_NE(o.out.find("service-time=spin:20us is "), std::string::npos) << o.out;
+  EXPECT_EQ(order, (std::vector<std::string>{"2ms", "100us", "2ms", "100us", "2ms", "100us"}));
+  EXPECT_NE(o.out.find("service-time=sleep:100us is "), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("% faster (±"), std::string::npos) << o.out;
 
   auto doc = CompareJson(m);
-  EXPECT_EQ(doc["baseline"], "service-time=spin:400us");
+  EXPECT_EQ(doc["baseline"], "service-time=sleep:2ms");
   const auto& t = doc["comparisons"][0]["throughput"];
   EXPECT_EQ(t["samples"], "runs");
   EXPECT_EQ(t["n"], 3);
@@ -74,11 +75,11 @@ TEST_F(Matrix, TheShorterServiceTimeIsFasterAndTheMatrixResumes) {
   o = Run(cmd);
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("6 already stored, 0 to run"), std::string::npos) << o.out;
-  fs::remove(m / "service-time=spin_20us-2.json");
+  fs::remove(m / "service-time=sleep_100us-2.json");
   o = Run(cmd);
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("5 already stored, 1 to run"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("[1/1] service-time=spin:20us #2"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("[1/1] service-time=sleep:100us #2"), std::string::npos) << o.out;
   // A different matrix in the same directory is refused.
   o = Run("matrix --out " + m.string() + " --repeat 3 --vary threads=1,2 -- --backend null --ops 100");
   EXPECT_EQ(o.code, 2);

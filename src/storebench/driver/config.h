@@ -25,6 +25,15 @@ struct WorkerGroup {
   uint64_t ops = 0;      // measured ops for the whole group; 0 = no limit
 };
 
+// How a group's open-loop arrivals reach its workers (dispatch.h).
+enum class Dispatch { kShared, kPartitioned };
+// How a worker with nothing due waits for its next arrival.
+//   spin: sleeps while it is far, spins the last 60 µs (precise, burns a CPU);
+//   sleep: always gives the CPU back (a late wake-up shows as start lag);
+//   adaptive: sleeps unless the arrival is closer than the measured wake-up
+//   latency, and never spins when the workers are as many as the CPUs.
+enum class WaitMode { kSpin, kSleep, kAdaptive };
+
 struct RunConfig {
   std::vector<WorkerGroup> groups{WorkerGroup{}};
   uint64_t duration_ns = 0;  // measured time after warm-up; 0 = until ops or the schedule run out
@@ -38,6 +47,13 @@ struct RunConfig {
   measure::HistogramOptions histogram;
   // Page-cache state the backend's data set (Backend::DataPaths()) is put in before the run.
   io::CacheState cache = io::CacheState::kAsIs;
+  Dispatch dispatch = Dispatch::kShared;
+  WaitMode wait = WaitMode::kAdaptive;
+  // CPUs the workers are pinned to (round robin); empty = not pinned. The
+  // reporter and the hiccup meter go to the other allowed CPUs when there are any.
+  std::vector<int> cpus;
+  // The platform hiccup meter's sleep period; 0 = no meter.
+  uint64_t hiccup_period_ns = 1'000'000;
 
   int total_threads() const {
     int n = 0;

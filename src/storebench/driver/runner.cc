@@ -1,10 +1,17 @@
 #include "storebench/driver/runner.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <optional>
+#include <system_error>
 #include <fmt/format.h>
 #include <thread>
 
 #include "storebench/driver/accounting.h"
+#include "storebench/driver/dispatch.h"
+#include "storebench/driver/hiccup.h"
+#include "storebench/driver/threads.h"
 #include "storebench/driver/worker_loop.h"
 #include "storebench/measure/clock.h"
 #include "storebench/measure/recorder.h"
@@ -28,6 +35,31 @@ Status Validate(const RunConfig& config, const backend::Backend& backend) {
   if (!bounded) return Status::InvalidArgument("run: give --duration or --ops (e.g. --duration 10s)");
   if (config.interval_ns < 1'000'000) return Status::InvalidArgument("--interval: must be at least 1ms");
   return Status::Ok();
+}
+
+// Adds interval `b` (which follows `a`) into `a`: counts add, histograms merge,
+// maxima are the larger, the end-of-interval sample is b's.
+void FoldInto(IntervalStats* a, const IntervalStats& b) {
+  a->length_s += b.length_s;
+  a->t_s = b.t_s;
+  a->ops += b.ops, a->errors += b.errors, a->bytes += b.bytes;
+  a->ops_per_sec = a->length_s > 0 ? static_cast<double>(a->ops) / a->length_s : 0;
+  for (auto [into, from] : {std::pair{&a->response_histogram, &b.response_histogram},
+                            std::pair{&a->service_histogram, &b.service_histogram}}) {
+    auto x = measure::Histogram::Decode(*into), y = measure::Histogram::Decode(*from);
+    if (x.ok() && y.ok() && x->Merge(*y).ok()) *into = x->Encode();
+  }
+  if (auto h = measure::Histogram::Decode(a->response_histogram); h.ok()) a->response = PercentilesOf(*h);
+  if (auto h = measure::Histogram::Decode(a->service_histogram); h.ok()) a->service = PercentilesOf(*h);
+  if (a->group_ops.size() < b.group_ops.size()) a->group_ops.resize(b.group_ops.size());
+  for (size_t g = 0; g < b.group_ops.size(); ++g) a->group_ops[g] += b.group_ops[g];
+  a->backlog = b.backlog;
+  a->lag_ns = b.lag_ns;
+  a->max_backlog = std::max(a->max_backlog, b.max_backlog);
+  a->max_lag_ns = std::max(a->max_lag_ns, b.max_lag_ns);
+  a->runqueue_wait_ns += b.runqueue_wait_ns;
+  a->hiccup_max_ns = std::max(a->hiccup_max_ns, b.hiccup_max_ns);
+  a->hiccup_p99_ns = std::max(a->hiccup_p99_ns, b.hiccup_p99_ns);
 }
 
 }  // namespace
@@ -66,7 +98,15 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   std::vector<std::unique_ptr<measure::ThreadRecorder>> recorders;
   std::vector<measure::ThreadRecorder*> recorder_ptrs;
   std::vector<std::unique_ptr<internal::WorkerProgress>> progress_state;
-  std::vector<std::unique_ptr<Arrivals>> arrivals;
+  // Arrival sources: a worker's own (partitioned) or its group's (shared).
+  std::vector<std::unique_ptr<ArrivalSource>> sources;
+  struct SourceRef {
+    ArrivalSource* source;
+    internal::WorkerProgress* own = nullptr;  // partitioned: the worker that publishes its next arrival
+    uint32_t group = 0;
+  };
+  std::vector<SourceRef> source_refs;
+  std::vector<ArrivalSource*> worker_source(static_cast<size_t>(n), nullptr);
   std::vector<internal::WorkerLoopArgs> args(static_cast<size_t>(n));
   std::vector<backend::WorkerContext> contexts(static_cast<size_t>(n));
   std::vector<uint32_t> worker_group(static_cast<size_t>(n));
@@ -75,16 +115,32 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   int w = 0;
   for (size_t gi = 0; gi < config.groups.size(); ++gi) {
     const WorkerGroup& g = config.groups[gi];
+    const bool shared = g.schedule.open_loop() && config.dispatch == Dispatch::kShared;
+    if (shared) {
+      uint64_t group_seed = workload::Random::SeedFor(config.seed, 0x9e3779b97f4a7c15ULL + gi);
+      sources.push_back(std::make_unique<SharedArrivals>(MakeArrivals(g.schedule, 0, 1, group_seed), g.ops));
+      source_refs.push_back({sources.back().get(), nullptr, static_cast<uint32_t>(gi)});
+    }
+    ArrivalSource* group_source = shared ? sources.back().get() : nullptr;
     for (int i = 0; i < g.threads; ++i, ++w) {
       uint64_t seed = workload::Random::SeedFor(config.seed, static_cast<uint64_t>(w));
       recorders.push_back(std::make_unique<measure::ThreadRecorder>(result.layout));
       recorder_ptrs.push_back(recorders.back().get());
       progress_state.push_back(std::make_unique<internal::WorkerProgress>());
-      arrivals.push_back(MakeArrivals(g.schedule, i, g.threads, seed ^ 0x5bd1e995));
+      const uint64_t share =
+          g.ops ? g.ops / g.threads + (static_cast<uint64_t>(i) < g.ops % g.threads ? 1 : 0) : 0;
+      if (g.schedule.open_loop() && !shared) {
+        sources.push_back(std::make_unique<OwnArrivals>(MakeArrivals(g.schedule, i, g.threads, seed ^ 0x5bd1e995), share));
+        source_refs.push_back({sources.back().get(), progress_state.back().get(), static_cast<uint32_t>(gi)});
+        worker_source[w] = sources.back().get();
+      } else {
+        worker_source[w] = group_source;
+      }
       contexts[w] = {w, static_cast<int>(gi), i, g.threads, g.role, g.priority, g.queue_depth, seed};
       worker_group[w] = static_cast<uint32_t>(gi);
       auto& a = args[w];
-      a.arrivals = arrivals.back().get();
+      a.source = worker_source[w];
+      a.shared_source = shared;
       a.recorder = recorders.back().get();
       a.progress = progress_state.back().get();
       a.timing = &timing;
@@ -93,11 +149,38 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       a.failed = &failed;
       a.max_errors = config.max_errors;
       a.error_outcomes = &error_outcomes;
-      a.ops_limit = g.ops ? g.ops / g.threads + (static_cast<uint64_t>(i) < g.ops % g.threads ? 1 : 0) : 0;
+      a.ops_limit = g.schedule.open_loop() ? 0 : share;
       a.queue_depth = g.queue_depth;
       a.kind_offset = result.group_first_kind[gi];
     }
   }
+
+  // Where threads run: workers round robin over --cpus; the reporter (this
+  // thread, for the run) and the hiccup meter on the other allowed CPUs, if any.
+  const std::vector<int> allowed = AllowedCpus();
+  std::vector<int> others;
+  for (int c : allowed)
+    if (std::find(config.cpus.begin(), config.cpus.end(), c) == config.cpus.end()) others.push_back(c);
+  if (config.cpus.empty() || others.empty()) others.clear();
+  const size_t cpus_for_workers = config.cpus.empty() ? allowed.size() : config.cpus.size();
+
+  // How long a sleep overshoots here decides how close to an arrival a worker may sleep.
+  result.wakeup_latency_ns = MeasureWakeupLatencyNs(clock);
+  switch (config.wait) {
+    case WaitMode::kSpin:
+      timing.spin_ns = 60'000;
+      break;
+    case WaitMode::kSleep:
+      timing.spin_ns = 0;
+      break;
+    case WaitMode::kAdaptive:
+      // Spinning takes a CPU; only when the workers leave one free for everything else.
+      timing.spin_ns = static_cast<size_t>(n) < cpus_for_workers
+                           ? std::min<uint64_t>(result.wakeup_latency_ns + 10'000, 200'000)
+                           : 0;
+      break;
+  }
+  result.spin_ns = timing.spin_ns;
 
   // Workers make their backend workers on their own threads, then wait for the start.
   std::vector<Status> worker_status(static_cast<size_t>(n));
@@ -105,25 +188,42 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   std::atomic<int> go{0};  // 1 = run, 2 = abort
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(n));
+  auto release = [&](int how) {
+    go.store(how, std::memory_order_release);
+    go.notify_all();
+  };
+  auto join_all = [&] {
+    for (auto& t : threads) t.join();
+  };
   for (int i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      auto made = backend.NewWorker(contexts[i]);
-      if (!made.ok()) worker_status[i] = made.status();
-      ready.fetch_add(1, std::memory_order_acq_rel);
-      while (go.load(std::memory_order_acquire) == 0) std::this_thread::yield();
-      if (go.load() == 1 && made.ok()) {
-        args[i].worker = made->get();
-        internal::RunWorkerLoop(args[i]);
-      }
-      progress_state[i]->done.store(true, std::memory_order_release);
-    });
+    try {
+      threads.emplace_back([&, i] {
+        if (!config.cpus.empty()) (void)PinCurrentThread({config.cpus[static_cast<size_t>(i) % config.cpus.size()]});
+        progress_state[i]->tid.store(CurrentTid(), std::memory_order_relaxed);
+        auto made = backend.NewWorker(contexts[i]);
+        if (!made.ok()) worker_status[i] = made.status();
+        if (ready.fetch_add(1, std::memory_order_acq_rel) + 1 == n) ready.notify_all();
+        go.wait(0, std::memory_order_acquire);
+        if (go.load() == 1 && made.ok()) {
+          args[i].worker = made->get();
+          internal::RunWorkerLoop(args[i]);
+        }
+        progress_state[i]->done.store(true, std::memory_order_release);
+      });
+    } catch (const std::system_error& e) {
+      // The platform refused another thread (ulimit -u, memory): the ones made stop.
+      release(2);
+      join_all();
+      return Status::IOError(fmt::format("--threads {}: could not start worker thread {}: {}", n, i + 1, e.what()));
+    }
   }
-  while (ready.load(std::memory_order_acquire) < n) std::this_thread::yield();
-  for (const Status& s : worker_status) {
-    if (!s.ok()) {
-      go.store(2, std::memory_order_release);
-      for (auto& t : threads) t.join();
-      return s;
+  for (int r = ready.load(std::memory_order_acquire); r < n; r = ready.load(std::memory_order_acquire))
+    ready.wait(r, std::memory_order_acquire);
+  for (const Status& st : worker_status) {
+    if (!st.ok()) {
+      release(2);
+      join_all();
+      return st;
     }
   }
   const std::vector<std::string> data_paths = backend.DataPaths();
@@ -132,10 +232,13 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   if (before.ok()) before = backend.BeforeRun();
   if (before.ok()) accounting.Begin(data_paths);
   if (!before.ok()) {
-    go.store(2, std::memory_order_release);
-    for (auto& t : threads) t.join();
+    release(2);
+    join_all();
     return before;
   }
+  cpu_set_t reporter_mask;
+  const bool pin_reporter = !others.empty() && sched_getaffinity(0, sizeof reporter_mask, &reporter_mask) == 0;
+  if (pin_reporter) (void)PinCurrentThread(others);
 
   timing.start_ns = clock.NowNs() + 1'000'000;
   timing.measure_start_ns = timing.start_ns + config.warmup_ns;
@@ -143,7 +246,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   uint64_t schedule_end = 0;
   for (const WorkerGroup& g : config.groups) schedule_end = std::max(schedule_end, g.schedule.EndNs());
   if (schedule_end != UINT64_MAX && !config.duration_ns) timing.end_ns = timing.start_ns + schedule_end;
-  go.store(1, std::memory_order_release);
+  release(1);
 
   auto all_done = [&] {
     for (auto& p : progress_state)
@@ -153,7 +256,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
 
   // Warm-up: progress only; nothing is recorded.
   while (!all_done() && !stop->load() && !halt.load() && clock.NowNs() < timing.measure_start_ns) {
-    measure::SleepUntil(clock, std::min(timing.measure_start_ns, clock.NowNs() + config.interval_ns));
+    measure::SleepUntil(clock, std::min(timing.measure_start_ns, clock.NowNs() + std::min<uint64_t>(config.interval_ns, 20'000'000)));
     if (progress && clock.NowNs() < timing.measure_start_ns) {
       IntervalStats tick;
       tick.warmup = true;
@@ -164,6 +267,24 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   }
   backend.MeasureStarted();
   accounting.MeasureStarted();
+  HiccupMeter hiccups(config.histogram, config.hiccup_period_ns ? config.hiccup_period_ns : 1'000'000);
+  if (config.hiccup_period_ns) hiccups.Start(others);
+  // Run-queue wait per interval: each worker's schedstat, read by this thread.
+  std::vector<uint64_t> runqueue_seen(static_cast<size_t>(n), 0);
+  auto runqueue_delta = [&] {
+    uint64_t sum = 0;
+    for (int i = 0; i < n; ++i) {
+      const int tid = progress_state[i]->tid.load(std::memory_order_relaxed);
+      if (tid == 0) continue;
+      std::optional<uint64_t> v = RunqueueWaitNs(tid);
+      if (!v) continue;
+      if (runqueue_seen[i] != 0 && *v >= runqueue_seen[i]) sum += *v - runqueue_seen[i];
+      runqueue_seen[i] = *v;
+    }
+    return sum;
+  };
+  (void)runqueue_delta();
+  for (auto& p : progress_state) p->max_lag_ns.store(0), p->max_backlog.store(0);
 
   // Kinds of closed-loop groups record service time only (response = service).
   std::vector<uint32_t> closed_kinds;
@@ -199,15 +320,42 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
                                       result.group_first_kind.begin()) - 1;
       for (uint64_t o : interval.kinds()[k].outcomes) st.group_ops[gi] += o;
     }
+    // Backlog and lag at this instant: arrivals due and not yet taken (at the
+    // end of the run, those are what is counted as unstarted).
+    const uint64_t until = std::min(now, timing.end_ns);
+    {
+      for (const SourceRef& ref : source_refs) {
+        const uint64_t next = ref.own ? ref.own->next_intended_ns.load(std::memory_order_relaxed)
+                                      : (ref.source->Peek() == UINT64_MAX ? UINT64_MAX : timing.start_ns + ref.source->Peek());
+        if (next == UINT64_MAX || next >= until) continue;
+        st.lag_ns = std::max(st.lag_ns, now - next);
+        st.backlog += std::max(0.0, ref.source->ExpectedBefore(until - timing.start_ns) -
+                                        ref.source->ExpectedBefore(next - timing.start_ns));
+      }
+    }
+    // The maxima within the interval, from what the workers saw at each op's
+    // start: per shared source the largest any of its workers saw, per own
+    // source its worker's (their sum bounds the group's backlog from above).
+    std::vector<uint64_t> group_shared_backlog(config.groups.size(), 0);
+    uint64_t own_backlog = 0;
     for (int i = 0; i < n; ++i) {
-      if (!arrivals[i]) continue;
-      uint64_t next = progress_state[i]->next_intended_ns.load(std::memory_order_relaxed);
-      if (next == UINT64_MAX || next >= now) continue;
-      uint64_t until = std::min(now, timing.end_ns);
-      if (next >= until) continue;
-      st.lag_ns = std::max(st.lag_ns, now - next);
-      st.backlog += std::max(0.0, arrivals[i]->ExpectedBefore(until - timing.start_ns) -
-                                      arrivals[i]->ExpectedBefore(next - timing.start_ns));
+      internal::WorkerProgress& p = *progress_state[i];
+      st.max_lag_ns = std::max(st.max_lag_ns, p.max_lag_ns.exchange(0, std::memory_order_relaxed));
+      const uint64_t b = p.max_backlog.exchange(0, std::memory_order_relaxed);
+      if (args[i].shared_source)
+        group_shared_backlog[worker_group[i]] = std::max(group_shared_backlog[worker_group[i]], b);
+      else
+        own_backlog += b;
+    }
+    double seen_backlog = static_cast<double>(own_backlog);
+    for (uint64_t b : group_shared_backlog) seen_backlog += static_cast<double>(b);
+    st.max_backlog = std::max(st.backlog, seen_backlog);
+    st.max_lag_ns = std::max({st.max_lag_ns, st.lag_ns, interval.start_lag().count() ? interval.start_lag().max() : 0});
+    st.runqueue_wait_ns = runqueue_delta();
+    if (config.hiccup_period_ns) {
+      const measure::Histogram h = hiccups.TakeInterval();
+      st.hiccup_p99_ns = h.count() ? h.ValueAtPercentile(99) : 0;
+      st.hiccup_max_ns = h.count() ? h.max() : 0;
     }
     backend.IntervalFigures(&st.backend);
     result.total->Merge(interval);
@@ -227,26 +375,58 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     result.intervals.push_back(st);
     if (progress) progress(st);
   }
-  for (auto& t : threads) t.join();
+  join_all();
   uint64_t end = std::min(clock.NowNs(), timing.end_ns);
   IntervalStats last = collect_interval(std::max(end, last_collect));
-  if (last.ops > 0 || last.length_s > 0.05 * static_cast<double>(config.interval_ns) / 1e9) {
+  const bool sliver = last.length_s < 0.05 * static_cast<double>(config.interval_ns) / 1e9;
+  if (sliver && !result.intervals.empty()) {
+    // Ops that completed after the last full interval closed, in a sliver of
+    // time: they belong to that interval, not to a 0-second one of their own.
+    FoldInto(&result.intervals.back(), last);
+  } else if (last.ops > 0 || !sliver) {
     result.intervals.push_back(last);
     if (progress) progress(last);
   }
+  if (config.hiccup_period_ns) {
+    hiccups.Stop();
+    result.hiccups = hiccups.Total();
+  }
+  if (pin_reporter) (void)sched_setaffinity(0, sizeof reporter_mask, &reporter_mask);
   Status after = backend.AfterRun();
   accounting.End(data_paths);
 
   result.interrupted = stop->load();
   result.stopped_on_errors = halt.load();
   result.elapsed_s = end > timing.measure_start_ns ? static_cast<double>(end - timing.measure_start_ns) / 1e9 : 0;
+  uint64_t runqueue = 0, involuntary = 0;
   for (int i = 0; i < n; ++i) {
     result.warmup_ops += progress_state[i]->warmup_ops.load();
     result.unfinished += progress_state[i]->unfinished.load();
     result.unstarted += progress_state[i]->unstarted.load();
+    runqueue += progress_state[i]->runqueue_wait_ns.load();
+    involuntary += progress_state[i]->involuntary_switches.load();
+  }
+  // Shared sources: the due arrivals no worker took.
+  for (const SourceRef& ref : source_refs) {
+    if (ref.own || end <= timing.start_ns) continue;
+    result.unstarted += ref.source->CountUntaken(timing.measure_start_ns - timing.start_ns, end - timing.start_ns);
   }
   if (!after.ok()) return after;
   accounting.Figures(config.cache, &result.metrics);
+  result.metrics.Counter({"workers", "runqueue_wait_ns"}, runqueue, measure::Unit::kNanoseconds);
+  result.metrics.Counter({"workers", "involuntary_switches"}, involuntary);
+  result.metrics.Gauge({"workers", "threads"}, n, measure::Unit::kCount, measure::MergeRule::kSum);
+  if (result.hiccups) {
+    const measure::Histogram& h = *result.hiccups;
+    for (const auto& [name, p] : {std::pair<const char*, double>{"p50_ns", 50}, {"p99_ns", 99}, {"p999_ns", 99.9}})
+      result.metrics.Gauge({"platform", "hiccup", name}, h.count() ? static_cast<double>(h.ValueAtPercentile(p)) : 0,
+                           measure::Unit::kNanoseconds, measure::MergeRule::kMax);
+    result.metrics.Gauge({"platform", "hiccup", "max_ns"}, h.count() ? static_cast<double>(h.max()) : 0,
+                         measure::Unit::kNanoseconds, measure::MergeRule::kMax);
+    result.metrics.Counter({"platform", "hiccup", "samples"}, h.count());
+    result.metrics.Gauge({"platform", "hiccup", "period_ns"}, static_cast<double>(config.hiccup_period_ns),
+                         measure::Unit::kNanoseconds, measure::MergeRule::kSame);
+  }
   backend.Figures(&result.metrics);
   STOREBENCH_RETURN_IF_ERROR(result.metrics.Validate());
   return result;

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,13 @@ struct IntervalStats {
   double ops_per_sec = 0;
   Percentiles response, service;
   double backlog = 0;   // arrivals due but not yet started at the interval's end (open loop)
-  uint64_t lag_ns = 0;  // how far the most-behind worker is behind schedule
+  uint64_t lag_ns = 0;  // how far the most-behind worker is behind schedule at the interval's end
+  // The largest backlog and start lag within the interval, from what the
+  // workers saw at each op's start (and the end-of-interval sample).
+  double max_backlog = 0;
+  uint64_t max_lag_ns = 0;
+  uint64_t runqueue_wait_ns = 0;  // the workers' run-queue wait during the interval (schedstat)
+  uint64_t hiccup_p99_ns = 0, hiccup_max_ns = 0;  // the platform hiccup meter's lateness
   std::vector<uint64_t> group_ops;  // ops per worker group
   // The interval's histograms, lossless (Histogram::Encode()), so intervals of
   // several processes merge exactly.
@@ -63,6 +70,10 @@ struct RunResult {
   // The process-wide figures (cpu.*, io.* from /proc/self/io, cache.* of the
   // backend's data set) and the backend's own (Backend::Figures()).
   measure::MetricSet metrics;
+  // The platform hiccup meter's lateness over the measured window (hiccup.h).
+  std::optional<measure::Histogram> hiccups;
+  uint64_t wakeup_latency_ns = 0;  // measured at start-up (threads.h)
+  uint64_t spin_ns = 0;            // how close to an arrival workers spun instead of sleeping
 };
 
 using ProgressFn = std::function<void(const IntervalStats&)>;

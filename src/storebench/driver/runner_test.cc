@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
+
+#include "storebench/driver/dispatch.h"
 
 #include "storebench/backend/null/null_backend.h"
 
@@ -288,6 +291,118 @@ TEST(Runner, OverloadIsVisibleAsBacklogAndUnstartedOps) {
   EXPECT_GT(max_lag, 50'000'000u);
   EXPECT_GT(r->unstarted, 500u);
   EXPECT_GT(r->total->AllResponse().ValueAtPercentile(50), 50'000'000u);
+}
+
+}  // namespace
+}  // namespace storebench::driver
+
+namespace storebench::driver {
+namespace {
+
+// One worker stalls 300 ms once a second; the load is 40% of what the two can serve.
+RunResult StalledWorker(Dispatch dispatch) {
+  auto b = Null({{"service-time", "sleep:1ms"}, {"stall", "300ms/1s"}, {"stall-worker", "0"}});
+  RunConfig c = Config("constant:700", 2, 2'000'000'000);
+  c.dispatch = dispatch;
+  auto r = RunLoad(*b, c, nullptr);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return std::move(*r);
+}
+
+TEST(Dispatch, SharedArrivalsGoToTheWorkerThatIsFree) {
+  RunResult shared = StalledWorker(Dispatch::kShared);
+  RunResult partitioned = StalledWorker(Dispatch::kPartitioned);
+  // Partitioned: the stalled worker's own arrivals wait out its stall.
+  EXPECT_GT(partitioned.total->AllResponse().ValueAtPercentile(99), 150'000'000u);
+  // Shared: the other worker serves them; only the op the stall caught waits.
+  EXPECT_LT(shared.total->AllResponse().ValueAtPercentile(99), 50'000'000u);
+  EXPECT_GT(shared.total->AllResponse().max(), 150'000'000u);  // that op is not hidden
+  // No arrival is lost either way.
+  EXPECT_NEAR(static_cast<double>(shared.total->ops() + shared.unstarted + shared.unfinished), 1400.0, 2.0);
+}
+
+TEST(Dispatch, SharedStreamHasTheSameArrivalsWhoeverTakesThem) {
+  // The same seed gives the same Poisson arrival times in the same order.
+  ScheduleSpec spec = *ParseSchedule("poisson:100000");
+  SharedArrivals a(MakeArrivals(spec, 0, 1, 42), 0), b(MakeArrivals(spec, 0, 1, 42), 0);
+  std::vector<uint64_t> ta, tb;
+  std::thread t1([&] {
+    for (int i = 0; i < 5000; ++i) {
+      uint64_t t = a.Peek(), index = 0;
+      if (a.Claim(t, true, &index)) ta.push_back(t);
+    }
+  });
+  t1.join();
+  for (size_t i = 0; i < ta.size(); ++i) {
+    uint64_t t = b.Peek(), index = 0;
+    ASSERT_TRUE(b.Claim(t, true, &index));
+    EXPECT_EQ(index, i);
+    tb.push_back(t);
+  }
+  EXPECT_EQ(ta, tb);
+  // A limit of measured arrivals ends the stream.
+  SharedArrivals limited(MakeArrivals(spec, 0, 1, 1), 3);
+  uint64_t index = 0;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(limited.Claim(limited.Peek(), true, &index));
+  EXPECT_EQ(limited.Peek(), UINT64_MAX);
+}
+
+TEST(Dispatch, ConcurrentClaimsTakeEveryArrivalOnce) {
+  ScheduleSpec spec = *ParseSchedule("constant:1000000");
+  SharedArrivals s(MakeArrivals(spec, 0, 1, 1), 200'000);
+  std::vector<std::vector<uint64_t>> taken(4);
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 4; ++w) {
+    threads.emplace_back([&, w] {
+      for (uint64_t t = s.Peek(); t != UINT64_MAX; t = s.Peek()) {
+        uint64_t index = 0;
+        if (s.Claim(t, true, &index)) taken[w].push_back(index);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<uint64_t> all;
+  for (const auto& v : taken) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), 200'000u);
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], i);
+}
+
+TEST(Dispatch, IntervalMaximaBoundTheStartLagsRecordedInThem) {
+  for (Dispatch d : {Dispatch::kShared, Dispatch::kPartitioned}) {
+    auto b = Null({{"stall", "100ms/500ms"}});
+    RunConfig c = Config("constant:2000", 2, 1'500'000'000);
+    c.interval_ns = 100'000'000;
+    c.dispatch = d;
+    auto r = RunLoad(*b, c, nullptr);
+    ASSERT_TRUE(r.ok());
+    uint64_t seen = 0;
+    for (const auto& i : r->intervals) {
+      seen = std::max(seen, i.max_lag_ns);
+      EXPECT_GE(i.max_backlog, i.backlog);
+      EXPECT_GE(i.max_lag_ns, i.lag_ns);
+    }
+    // The stalls made the lag reach tens of ms, and the interval maxima saw it.
+    EXPECT_GE(seen, r->total->start_lag().max());
+    EXPECT_GT(seen, 50'000'000u);
+    // Interval ops still add up to the total.
+    EXPECT_EQ(IntervalOps(*r), r->total->ops());
+  }
+}
+
+TEST(Dispatch, EveryWaitModeDeliversTheConstantScheduleExactly) {
+  for (WaitMode w : {WaitMode::kSpin, WaitMode::kSleep, WaitMode::kAdaptive}) {
+    auto b = Null({});
+    RunConfig c = Config("constant:10000", 2, 500'000'000);
+    c.wait = w;
+    auto r = RunLoad(*b, c, nullptr);
+    ASSERT_TRUE(r.ok());
+    EXPECT_NEAR(static_cast<double>(r->total->ops() + r->unstarted), 5000.0, 2.0);
+    EXPECT_GT(r->wakeup_latency_ns, 0u);
+    if (w == WaitMode::kSleep) {
+      EXPECT_EQ(r->spin_ns, 0u);
+    }
+  }
 }
 
 }  // namespace

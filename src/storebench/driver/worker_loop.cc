@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "storebench/driver/threads.h"
 #include "storebench/measure/clock.h"
 #include "storebench/measure/wait.h"
 
@@ -12,14 +13,8 @@ namespace {
 
 using measure::Clock;
 
-// Sleeping is accurate to tens of microseconds; the last stretch is spun.
-constexpr uint64_t kSpinNs = 60'000;
 // Never sleep longer than this at once, so a stop request is seen promptly.
 constexpr uint64_t kMaxSleepNs = 50'000'000;
-
-void WaitUntil(const Clock& clock, uint64_t deadline_ns) {
-  measure::SleepThenSpin(clock, deadline_ns, kSpinNs, kMaxSleepNs);
-}
 
 class Loop {
  public:
@@ -33,36 +28,54 @@ class Loop {
     const Timing& tm = *a_.timing;
     // Every worker starts at the common start instant, so no op runs before the
     // measured window (or the warm-up) begins.
-    while (clock_.NowNs() < tm.start_ns && !Stopping()) WaitUntil(clock_, tm.start_ns);
-    uint64_t next_rel = a_.arrivals ? a_.arrivals->Next() : 0;
-    Publish(next_rel);
+    while (clock_.NowNs() < tm.start_ns && !Stopping()) Wait(tm.start_ns);
+    ArrivalSource* src = a_.source;
+    uint64_t next_rel = src ? src->Peek() : 0;
+    bool held = false;  // an arrival claimed but not started (the backend was busy)
+    uint64_t held_rel = 0;
+    if (src) Publish(next_rel);
     while (!Stopping()) {
       uint64_t now = clock_.NowNs();
       if (now >= tm.end_ns) break;
-      if (a_.ops_limit && counted_ + inflight_ >= a_.ops_limit) {
+      if (!src && a_.ops_limit && counted_ + inflight_ >= a_.ops_limit) {
         if (inflight_ == 0) break;
         Reap(1);
         continue;
       }
       uint64_t intended = now;
-      if (a_.arrivals) {
-        if (next_rel == UINT64_MAX) break;
-        intended = tm.start_ns + next_rel;
+      if (src) {
+        if (!held) {
+          next_rel = src->Peek();
+          if (next_rel == UINT64_MAX) {
+            if (inflight_ == 0) break;
+            Reap(1);
+            continue;
+          }
+        }
+        const uint64_t rel = held ? held_rel : next_rel;
+        intended = tm.start_ns + rel;
         if (intended >= tm.end_ns) break;
         if (intended > now) {
           if (inflight_ && Reap(0)) continue;
-          WaitUntil(clock_, inflight_ ? std::min(intended, now + kSpinNs) : intended);
+          Wait(inflight_ ? std::min(intended, now + tm.spin_ns) : intended);
           continue;
         }
-      }
-      if (free_.empty()) {
+        if (free_.empty()) {
+          Reap(1);
+          continue;
+        }
+        if (!held) {
+          uint64_t index = 0;
+          if (!src->Claim(rel, intended >= tm.measure_start_ns, &index)) continue;  // another worker took it
+          NoteLag(now, intended, rel, index);
+          held = true;
+          held_rel = rel;
+        }
+      } else if (free_.empty()) {
         Reap(1);
         continue;
       }
-      if (!measuring_ && intended >= tm.measure_start_ns) {
-        a_.worker->MeasureStarted();
-        measuring_ = true;
-      }
+      if (!measuring_ && intended >= tm.measure_start_ns) StartMeasuring();
       uint32_t tag = free_.back();
       free_.pop_back();
       slots_[tag] = {intended, now};
@@ -80,27 +93,30 @@ class Loop {
           Reap(1);
           continue;  // not started: the same arrival is tried again
       }
-      if (a_.arrivals) {
-        next_rel = a_.arrivals->Next();
-        Publish(next_rel);
-      }
+      held = false;
+      if (src) Publish(src->Peek());
       if (inflight_) Reap(0);
     }
-    if (a_.arrivals) {
+    if (src && !a_.shared_source) {
       // Arrivals that fell due before the run stopped but never started: the
-      // overload that a closed loop would hide, counted exactly.
-      uint64_t stop_at = std::min(clock_.NowNs(), tm.end_ns);
-      uint64_t unstarted = 0;
-      while (next_rel != UINT64_MAX && tm.start_ns + next_rel < stop_at) {
-        if (tm.start_ns + next_rel >= tm.measure_start_ns) ++unstarted;
-        next_rel = a_.arrivals->Next();
-      }
+      // overload that a closed loop would hide. A shared source is counted by the runner.
+      const uint64_t stop_at = std::min(clock_.NowNs(), tm.end_ns);
+      uint64_t unstarted = held && tm.start_ns + held_rel >= tm.measure_start_ns ? 1 : 0;
+      if (stop_at > tm.start_ns)
+        unstarted += src->CountUntaken(tm.measure_start_ns > tm.start_ns ? tm.measure_start_ns - tm.start_ns : 0,
+                                       stop_at - tm.start_ns);
       a_.progress->unstarted.store(unstarted, std::memory_order_relaxed);
     }
-    a_.progress->next_intended_ns.store(UINT64_MAX, std::memory_order_relaxed);
     uint64_t deadline = clock_.NowNs() + tm.drain_timeout_ns;
     while (inflight_ && clock_.NowNs() < deadline) Reap(1);
     a_.progress->unfinished.store(inflight_, std::memory_order_relaxed);
+    if (measuring_) {
+      const ThreadSched end = OwnThreadSched();
+      a_.progress->runqueue_wait_ns.store(end.runqueue_wait_ns - sched_at_start_.runqueue_wait_ns,
+                                          std::memory_order_relaxed);
+      a_.progress->involuntary_switches.store(end.involuntary_switches - sched_at_start_.involuntary_switches,
+                                              std::memory_order_relaxed);
+    }
   }
 
  private:
@@ -108,6 +124,29 @@ class Loop {
     uint64_t intended_ns;
     uint64_t start_ns;
   };
+
+  void StartMeasuring() {
+    a_.worker->MeasureStarted();
+    sched_at_start_ = OwnThreadSched();
+    measuring_ = true;
+  }
+
+  // Waits towards `deadline` as the run's wait mode says (Timing::spin_ns).
+  void Wait(uint64_t deadline) { measure::SleepThenSpin(clock_, deadline, a_.timing->spin_ns, kMaxSleepNs); }
+
+  // The start lag of the op about to start and the backlog behind it, kept as
+  // this interval's maxima for the reporter (which resets them).
+  void NoteLag(uint64_t now, uint64_t intended, uint64_t rel, uint64_t index) {
+    const uint64_t lag = now - intended;
+    WorkerProgress& p = *a_.progress;
+    if (lag > p.max_lag_ns.load(std::memory_order_relaxed)) p.max_lag_ns.store(lag, std::memory_order_relaxed);
+    if (lag == 0) return;
+    // Arrivals of this source due by now, less those taken before this one.
+    const double due = a_.source->ExpectedBefore(now - a_.timing->start_ns + 1);
+    (void)rel;
+    const uint64_t backlog = due > static_cast<double>(index + 1) ? static_cast<uint64_t>(due) - index - 1 : 0;
+    if (backlog > p.max_backlog.load(std::memory_order_relaxed)) p.max_backlog.store(backlog, std::memory_order_relaxed);
+  }
 
   bool Stopping() const {
     return a_.stop->load(std::memory_order_relaxed) || (a_.halt && a_.halt->load(std::memory_order_relaxed));
@@ -127,7 +166,7 @@ class Loop {
       w.store(w.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       return;
     }
-    if (a_.arrivals)
+    if (a_.source)
       a_.recorder->Record(a_.kind_offset + c.kind, c.outcome, intended, start, end, c.bytes);
     else
       a_.recorder->RecordClosed(a_.kind_offset + c.kind, c.outcome, start, end, c.bytes);
@@ -160,6 +199,7 @@ class Loop {
   uint64_t inflight_ = 0;
   uint64_t counted_ = 0;
   bool measuring_ = false;
+  ThreadSched sched_at_start_;
 };
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "storebench/backend/backend.h"
+#include "storebench/driver/config.h"
+#include "storebench/driver/dispatch.h"
 #include "storebench/driver/schedule.h"
 #include "storebench/measure/recorder.h"
 
@@ -19,6 +21,8 @@ struct Timing {
   uint64_t measure_start_ns = 0;  // end of warm-up
   uint64_t end_ns = UINT64_MAX;   // no op starts at or after this
   uint64_t drain_timeout_ns = 0;
+  // Waiting for an arrival: sleep while it is more than spin_ns away, spin the rest.
+  uint64_t spin_ns = 60'000;
 };
 
 // What a worker publishes for the reporter; written by the worker, read by the
@@ -27,13 +31,22 @@ struct alignas(64) WorkerProgress {
   std::atomic<uint64_t> next_intended_ns{UINT64_MAX};  // absolute; UINT64_MAX = none pending
   std::atomic<uint64_t> warmup_ops{0};
   std::atomic<uint64_t> unfinished{0};
-  std::atomic<uint64_t> unstarted{0};  // open loop: due before the stop, never started
+  std::atomic<uint64_t> unstarted{0};  // open loop, partitioned: due before the stop, never started
+  // The largest start lag and backlog seen at an op's start since the reporter
+  // last took them (it resets them to 0 each interval).
+  std::atomic<uint64_t> max_lag_ns{0};
+  std::atomic<uint64_t> max_backlog{0};
+  std::atomic<int> tid{0};
+  // Over the measured window, set when the worker ends: its run-queue wait and involuntary switches.
+  std::atomic<uint64_t> runqueue_wait_ns{0};
+  std::atomic<uint64_t> involuntary_switches{0};
   std::atomic<bool> done{false};
 };
 
 struct WorkerLoopArgs {
   backend::Worker* worker = nullptr;
-  Arrivals* arrivals = nullptr;  // null = closed loop
+  ArrivalSource* source = nullptr;  // null = closed loop; own or shared (dispatch.h)
+  bool shared_source = false;       // unstarted arrivals are counted by the runner
   measure::ThreadRecorder* recorder = nullptr;
   WorkerProgress* progress = nullptr;
   const Timing* timing = nullptr;
@@ -43,7 +56,7 @@ struct WorkerLoopArgs {
   std::atomic<uint64_t>* failed = nullptr;
   uint64_t max_errors = 0;                   // 0 = failures never stop the run
   const std::vector<char>* error_outcomes = nullptr;  // per outcome index: 1 = an error
-  uint64_t ops_limit = 0;  // measured ops for this worker; 0 = none
+  uint64_t ops_limit = 0;  // closed loop: measured ops for this worker; 0 = none (open loops: the source's limit)
   int queue_depth = 1;
   uint32_t kind_offset = 0;
 };

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "storebench/driver/schedule.h"
+#include "storebench/driver/threads.h"
 
 namespace storebench::job {
 namespace {
@@ -64,7 +65,21 @@ const OptionTable<CoreOptions>& CoreOptionTable() {
                {"drop", io::CacheState::kDrop}},
               "page-cache state of the backend's data set before each run: warm (read through), cold (fsync + "
               "fadvise), drop (drop_caches, root), asis",
-              "asis");
+              "asis")
+        .Enum("dispatch", &CoreOptions::dispatch,
+              {{"shared", driver::Dispatch::kShared}, {"partitioned", driver::Dispatch::kPartitioned}},
+              "open loop: shared = any free worker takes the group's next due arrival (a server's threads); "
+              "partitioned = each worker owns 1/N of the arrivals (one connection each)",
+              "shared")
+        .Enum("wait", &CoreOptions::wait,
+              {{"adaptive", driver::WaitMode::kAdaptive},
+               {"sleep", driver::WaitMode::kSleep},
+               {"spin", driver::WaitMode::kSpin}},
+              "open loop: how a worker waits for its next arrival (adaptive sleeps unless it is closer than the "
+              "measured wake-up latency and never spins with as many workers as CPUs)",
+              "adaptive")
+        .Text("cpus", &CoreOptions::cpus, "pin workers to these CPUs (the reporter and hiccup meter to the others)", "",
+              "CPU list, e.g. 0-1 or 0,2", [](const std::string& v) { return driver::ParseCpuList(v).status(); });
     return t;
   }();
   return table;

@@ -17,6 +17,7 @@
 
 #include "storebench/base/option_table.h"
 #include "storebench/base/status.h"
+#include "storebench/driver/config.h"
 #include "storebench/io/cache_state.h"
 
 namespace storebench::job {
@@ -37,6 +38,9 @@ struct CoreOptions {
   uint64_t seed = 1;
   int histogram_digits = 3;
   io::CacheState cache = io::CacheState::kAsIs;
+  driver::Dispatch dispatch = driver::Dispatch::kShared;
+  driver::WaitMode wait = driver::WaitMode::kAdaptive;
+  std::string cpus;  // empty = not pinned
 };
 
 const OptionTable<CoreOptions>& CoreOptionTable();

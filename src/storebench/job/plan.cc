@@ -4,6 +4,7 @@
 #include <set>
 
 #include "storebench/base/units.h"
+#include "storebench/driver/threads.h"
 
 namespace storebench::job {
 namespace {
@@ -143,6 +144,13 @@ StatusOr<Plan> MakePlan(const Job& job) {
   c.seed = core.seed;
   c.max_errors = core.max_errors;
   c.cache = core.cache;
+  c.dispatch = core.dispatch;
+  c.wait = core.wait;
+  if (!core.cpus.empty()) {
+    auto cpus = driver::ParseCpuList(core.cpus);
+    if (!cpus.ok()) return cpus.status();
+    c.cpus = *cpus;
+  }
   c.groups.clear();
   if (job.classes.empty()) {
     driver::WorkerGroup g;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "storebench/driver/threads.h"
 #include "storebench/job/environment.h"
 
 namespace storebench::job {
@@ -55,6 +56,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
       out.schedule = "closed";
       out.title = title1;
       out.run = std::move(*p1);  // phase1 stays empty: the result is phase 1
+      out.environment["wakeup_latency_ns"] = out.run.wakeup_latency_ns;
       out.two_phase = std::move(tp);
       return out;
     }
@@ -75,6 +77,9 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   if (!r.ok()) return r.status();
   out.schedule = ScheduleText(plan.config);
   out.run = std::move(*r);
+  out.environment["wakeup_latency_ns"] = out.run.wakeup_latency_ns;
+  out.environment["open_loop_spin_ns"] = out.run.spin_ns;
+  out.environment["cpus_allowed"] = driver::AllowedCpus().size();
   if (out.run.stopped_on_errors) out.failure = StoppedOnErrors(out.run);
   return out;
 }

@@ -119,7 +119,12 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
     nlohmann::json i = {{"t_s", st.t_s},         {"length_s", st.length_s},       {"ops", st.ops},
                         {"errors", st.errors},   {"bytes", st.bytes},             {"ops_per_sec", st.ops_per_sec},
                         {"backlog", st.backlog}, {"lag_ns", st.lag_ns},           {"response", PercentilesJson(st.response)},
-                        {"service", PercentilesJson(st.service)}};
+                        {"service", PercentilesJson(st.service)},
+                        {"max_backlog", st.max_backlog},
+                        {"max_lag_ns", st.max_lag_ns},
+                        {"runqueue_wait_ns", st.runqueue_wait_ns},
+                        {"hiccup_p99_ns", st.hiccup_p99_ns},
+                        {"hiccup_max_ns", st.hiccup_max_ns}};
     if (st.group_ops.size() > 1) i["group_ops"] = st.group_ops;
     if (!st.backend.empty()) {
       nlohmann::json b = nlohmann::json::object();
@@ -165,14 +170,17 @@ StatusOr<nlohmann::json> BuildRunJson(const job::JobResult& r, const std::vector
 std::string IntervalCsv(const driver::RunResult& r) {
   std::string out =
       "elapsed_s,length_s,ops,ops_per_sec,errors,p50_ns,p99_ns,p999_ns,max_ns,service_p50_ns,service_p99_ns,"
-      "backlog,lag_ns\n";
+      "backlog,lag_ns,max_backlog,max_lag_ns,runqueue_wait_ns,hiccup_p99_ns,hiccup_max_ns\n";
   for (const auto& st : r.intervals) {
-    out += fmt::format("{:.3f},{:.3f},{},{:.1f},{},{},{},{},{},{},{},{:.1f},{}\n", st.t_s, st.length_s, st.ops,
-                       st.ops_per_sec, st.errors, st.response.p50, st.response.p99, st.response.p999, st.response.max,
-                       st.service.p50, st.service.p99, st.backlog, st.lag_ns);
+    out += fmt::format("{:.3f},{:.3f},{},{:.1f},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{},{},{},{}\n", st.t_s, st.length_s,
+                       st.ops, st.ops_per_sec, st.errors, st.response.p50, st.response.p99, st.response.p999,
+                       st.response.max, st.service.p50, st.service.p99, st.backlog, st.lag_ns, st.max_backlog,
+                       st.max_lag_ns, st.runqueue_wait_ns, st.hiccup_p99_ns, st.hiccup_max_ns);
   }
   return out;
 }
+
+std::string PlatformSentence(const driver::RunResult& r, const measure::Histogram& lag, const measure::Histogram& service);
 
 std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   const measure::Sample& total = *r.total;
@@ -190,18 +198,23 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
                        FormatDurationNs(static_cast<double>(p.p9999)), FormatDurationNs(static_cast<double>(p.max)));
   };
   if (r.open_loop) {
-    s += row("response", total.AllResponse());
-    s += row("service", total.AllService());
+    const measure::Histogram response = total.AllResponse(), service = total.AllService();
+    s += row("response", response);
+    s += row("service", service);
     double max_backlog = 0;
     uint64_t max_lag = 0;
     for (const auto& st : r.intervals) {
-      max_backlog = std::max(max_backlog, st.backlog);
-      max_lag = std::max(max_lag, st.lag_ns);
+      max_backlog = std::max(max_backlog, st.max_backlog);
+      max_lag = std::max(max_lag, st.max_lag_ns);
     }
-    s += fmt::format("  schedule  start lag p99 {}, max backlog {:.0f} ops, max lag {}{}\n",
-                     FormatDurationNs(static_cast<double>(total.start_lag().ValueAtPercentile(99))), max_backlog,
-                     FormatDurationNs(static_cast<double>(max_lag)),
+    const measure::Histogram& lag = total.start_lag();
+    auto d = [](uint64_t ns) { return FormatDurationNs(static_cast<double>(ns)); };
+    s += fmt::format("  split     start lag p50 {} p99 {} max {} | service p50 {} p99 {} max {}\n",
+                     d(lag.ValueAtPercentile(50)), d(lag.ValueAtPercentile(99)), d(lag.max()),
+                     d(service.ValueAtPercentile(50)), d(service.ValueAtPercentile(99)), d(service.max()));
+    s += fmt::format("  schedule  max backlog {:.0f} ops, max lag {}{}\n", max_backlog, d(max_lag),
                      r.unstarted ? fmt::format(", {} due ops never started", r.unstarted) : "");
+    s += PlatformSentence(r, lag, service);
   } else {
     s += row("latency", total.AllService());
   }
@@ -243,6 +256,27 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
                      f({"io", "rchar_bytes"}));
   }
   for (const std::string& line : MetricSummaryLines(m)) s += "  " + line + "\n";
+  return s;
+}
+
+std::string PlatformSentence(const driver::RunResult& r, const measure::Histogram& lag, const measure::Histogram& service) {
+  const measure::MetricSet& m = r.metrics;
+  const double runqueue = m.Value({"workers", "runqueue_wait_ns"}).value_or(0);
+  const double involuntary = m.Value({"workers", "involuntary_switches"}).value_or(0);
+  const double hiccup_max = m.Value({"platform", "hiccup", "max_ns"}).value_or(0);
+  const double hiccup_p99 = m.Value({"platform", "hiccup", "p99_ns"}).value_or(0);
+  std::string s = fmt::format("  platform  workers waited {} on the run queue ({:.0f} involuntary switches); hiccups p99 "
+                              "{}, max {}\n",
+                              FormatDurationNs(runqueue), involuntary, FormatDurationNs(hiccup_p99),
+                              FormatDurationNs(hiccup_max));
+  const uint64_t lag99 = lag.ValueAtPercentile(99), service99 = service.ValueAtPercentile(99);
+  if (lag.count() && lag99 > service99 && runqueue > 0) {
+    s += fmt::format("  note      the response tail is the client's, not the engine's: start lag p99 {} exceeds "
+                     "service p99 {}, and the workers waited {} for a CPU. Use fewer workers than CPUs, "
+                     "--dispatch shared, or --cpus to keep them off busy CPUs.\n",
+                     FormatDurationNs(static_cast<double>(lag99)), FormatDurationNs(static_cast<double>(service99)),
+                     FormatDurationNs(runqueue));
+  }
   return s;
 }
 

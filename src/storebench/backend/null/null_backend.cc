@@ -24,7 +24,10 @@ struct NullShared {
 
 class NullWorker : public Worker {
  public:
-  NullWorker(const NullShared* shared, int queue_depth) : shared_(shared), clock_(Clock::Default()), qd_(queue_depth) {}
+  NullWorker(const NullShared* shared, const WorkerContext& context)
+      : shared_(shared), clock_(Clock::Default()), qd_(context.queue_depth),
+        stalls_(shared->options.stall_ns && (shared->options.stall_worker < 0 ||
+                                              shared->options.stall_worker == context.index)) {}
 
   SubmitResult Submit(uint64_t tag, Completion* out) override {
     const NullOptions& o = shared_->options;
@@ -33,7 +36,7 @@ class NullWorker : public Worker {
       queue_.push_back({tag, clock_.NowNs() + o.service_ns});
       return SubmitResult::kQueued;
     }
-    if (o.stall_ns) WaitOutStall();
+    if (stalls_) WaitOutStall();
     switch (o.service) {
       case NullOptions::Service::kZero:
         break;
@@ -55,7 +58,7 @@ class NullWorker : public Worker {
     size_t n = 0;
     while (n < out.size() && !queue_.empty()) {
       uint64_t now = clock_.NowNs();
-      if (shared_->options.stall_ns) now = WaitOutStall();
+      if (stalls_) now = WaitOutStall();
       if (queue_.front().due_ns > now) {
         if (n >= min) break;
         SpinUntil(clock_, queue_.front().due_ns);
@@ -93,6 +96,7 @@ class NullWorker : public Worker {
   const NullShared* shared_;
   const Clock& clock_;
   int qd_;
+  bool stalls_;
   std::deque<Pending> queue_;
   uint64_t ops_ = 0;
 };
@@ -114,7 +118,7 @@ class NullBackend : public Backend {
     return Status::Ok();
   }
   StatusOr<std::unique_ptr<Worker>> NewWorker(const WorkerContext& context) override {
-    return std::unique_ptr<Worker>(new NullWorker(&shared_, context.queue_depth));
+    return std::unique_ptr<Worker>(new NullWorker(&shared_, context));
   }
   void Figures(measure::MetricSet* out) const override {
     const NullOptions& o = shared_.options;
@@ -128,6 +132,7 @@ class NullBackend : public Backend {
     out->Gauge({"null", "stall_period_ns"}, static_cast<double>(o.stall_period_ns), measure::Unit::kNanoseconds,
                measure::MergeRule::kSame);
     out->Flag({"null", "async"}, o.async).merge = measure::MergeRule::kSame;
+    out->Gauge({"null", "stall_worker"}, o.stall_worker, measure::Unit::kCount, measure::MergeRule::kSame);
     out->Gauge({"null", "fail_every"}, static_cast<double>(o.fail_every), measure::Unit::kCount,
                measure::MergeRule::kSame);
   }
@@ -179,6 +184,8 @@ const OptionTable<NullOptions>& NullOptionTable() {
         .Custom({"stall", OptionType::kText, "null: pause every worker for PAUSE once per PERIOD (a hiccuping device)",
                  "", {}, "", "PAUSE/PERIOD, e.g. 100ms/1s"},
                 SetStall)
+        .Integer("stall-worker", &NullOptions::stall_worker,
+                 "null: only this worker (0, 1, …) stalls; -1 = every worker", "-1", -1, 4095)
         .Flag("null-async", &NullOptions::async, "null: complete ops through the async path (with --iodepth > 1)")
         .Count("fail-every", &NullOptions::fail_every, "null: every Nth op of each worker fails (outcome error); 0 = none",
                "0");

@@ -18,6 +18,7 @@ struct NullOptions {
   uint64_t service_ns = 0;
   uint64_t stall_ns = 0;         // 0 = no stalls
   uint64_t stall_period_ns = 0;  // a stall of stall_ns ends every period
+  int stall_worker = -1;         // the worker (index over the run) that stalls; -1 = every worker
   bool async = false;
   uint64_t fail_every = 0;       // every Nth op of a worker fails (outcome "error"); 0 = none
 };

@@ -1,0 +1,48 @@
+#include "storebench/driver/hiccup.h"
+
+#include "storebench/driver/threads.h"
+#include "storebench/measure/wait.h"
+
+namespace storebench::driver {
+
+HiccupMeter::HiccupMeter(measure::HistogramOptions options, uint64_t period_ns)
+    : period_ns_(period_ns), interval_(options), total_(options) {}
+
+HiccupMeter::~HiccupMeter() { Stop(); }
+
+void HiccupMeter::Start(std::vector<int> cpus) {
+  stop_.store(false);
+  thread_ = std::thread([this, cpus = std::move(cpus)] { Loop(cpus); });
+}
+
+void HiccupMeter::Stop() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  TakeInterval();
+}
+
+void HiccupMeter::Loop(std::vector<int> cpus) {
+  (void)PinCurrentThread(cpus);
+  const measure::Clock& clock = measure::Clock::Default();
+  uint64_t intended = clock.NowNs() + period_ns_;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    measure::SleepUntil(clock, intended);
+    const uint64_t now = clock.NowNs();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      interval_.Record(now - intended);
+    }
+    // The next sleep is timed from now: one long stall is one sample, as jHiccup counts it.
+    intended = now + period_ns_;
+  }
+}
+
+measure::Histogram HiccupMeter::TakeInterval() {
+  std::lock_guard<std::mutex> lock(mu_);
+  measure::Histogram out = interval_;
+  (void)total_.Merge(interval_);
+  interval_.Reset();
+  return out;
+}
+
+}  // namespace storebench::driver

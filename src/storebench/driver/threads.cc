@@ -1,0 +1,106 @@
+#include "storebench/driver/threads.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fmt/format.h>
+#include <set>
+
+#include "storebench/base/units.h"
+
+namespace storebench::driver {
+namespace {
+
+std::optional<uint64_t> ReadSchedstat(const char* path) {
+  std::FILE* f = std::fopen(path, "re");
+  if (!f) return std::nullopt;
+  unsigned long long on_cpu = 0, waiting = 0;
+  int n = std::fscanf(f, "%llu %llu", &on_cpu, &waiting);
+  std::fclose(f);
+  if (n != 2) return std::nullopt;
+  return static_cast<uint64_t>(waiting);
+}
+
+}  // namespace
+
+pid_t CurrentTid() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
+
+ThreadSched OwnThreadSched() {
+  ThreadSched s;
+  s.runqueue_wait_ns = ReadSchedstat("/proc/thread-self/schedstat").value_or(0);
+  rusage ru{};
+  if (getrusage(RUSAGE_THREAD, &ru) == 0) s.involuntary_switches = static_cast<uint64_t>(ru.ru_nivcsw);
+  return s;
+}
+
+std::optional<uint64_t> RunqueueWaitNs(pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", static_cast<int>(tid));
+  return ReadSchedstat(path);
+}
+
+uint64_t MeasureWakeupLatencyNs(const measure::Clock& clock, int samples) {
+  std::vector<uint64_t> late;
+  constexpr uint64_t kSleepNs = 50'000;
+  for (int i = 0; i < samples; ++i) {
+    uint64_t before = clock.NowNs();
+    timespec ts{0, static_cast<long>(kSleepNs)};
+    nanosleep(&ts, nullptr);
+    uint64_t slept = clock.NowNs() - before;
+    late.push_back(slept > kSleepNs ? slept - kSleepNs : 0);
+  }
+  std::nth_element(late.begin(), late.begin() + static_cast<long>(late.size() / 2), late.end());
+  return late[late.size() / 2];
+}
+
+std::vector<int> AllowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> out;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  for (int i = 0; i < CPU_SETSIZE; ++i)
+    if (CPU_ISSET(i, &set)) out.push_back(i);
+  return out;
+}
+
+StatusOr<std::vector<int>> ParseCpuList(std::string_view text, std::string_view flag) {
+  const std::string form = fmt::format("{}: expected CPU numbers and ranges such as 0-3,6", flag);
+  std::set<int> cpus;
+  if (text.empty()) return Status::InvalidArgument(fmt::format("{}; got ''", form));
+  for (std::string_view part : Split(text, ',')) {
+    auto dash = part.find('-');
+    std::string_view lo = part.substr(0, dash), hi = dash == std::string_view::npos ? lo : part.substr(dash + 1);
+    auto a = ParseCount(lo, flag), b = ParseCount(hi, flag);
+    if (lo.empty() || hi.empty() || !a.ok() || !b.ok() || *a > *b || *b >= CPU_SETSIZE)
+      return Status::InvalidArgument(fmt::format("{}; got '{}'", form, text));
+    for (uint64_t c = *a; c <= *b; ++c) cpus.insert(static_cast<int>(c));
+  }
+  const std::vector<int> allowed = AllowedCpus();
+  for (int c : cpus)
+    if (std::find(allowed.begin(), allowed.end(), c) == allowed.end())
+      return Status::InvalidArgument(fmt::format("{}: CPU {} is not one this process may use ({} allowed)", flag, c,
+                                                 allowed.size()));
+  return std::vector<int>(cpus.begin(), cpus.end());
+}
+
+Status PinCurrentThread(const std::vector<int>& cpus) {
+  if (cpus.empty()) return Status::Ok();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
+  int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  if (err != 0) return ErrnoStatus("pthread_setaffinity_np", "--cpus", err);
+  return Status::Ok();
+}
+
+}  // namespace storebench::driver

@@ -1,0 +1,44 @@
+// What the driver asks of the platform about its own threads: the run-queue
+// wait and involuntary context switches of a thread (how long it was ready to
+// run but had no CPU), how late a sleep wakes up, which CPUs the process may
+// use, and pinning a thread to CPUs.
+// Thread-safety: free functions; each reads or changes only the calling
+// thread, except RunqueueWaitNs(tid), which reads another thread's /proc entry.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "storebench/base/status.h"
+#include "storebench/measure/clock.h"
+
+namespace storebench::driver {
+
+struct ThreadSched {
+  uint64_t runqueue_wait_ns = 0;     // /proc/thread-self/schedstat, 2nd field
+  uint64_t involuntary_switches = 0;  // getrusage(RUSAGE_THREAD).ru_nivcsw
+};
+
+pid_t CurrentTid();
+// The calling thread's figures so far.
+ThreadSched OwnThreadSched();
+// Another thread's run-queue wait so far; nullopt when it has exited or schedstat is missing.
+std::optional<uint64_t> RunqueueWaitNs(pid_t tid);
+
+// Median of how late `samples` short sleeps wake up: the wake-up latency an
+// open loop must plan for when it gives its CPU back before an arrival.
+uint64_t MeasureWakeupLatencyNs(const measure::Clock& clock, int samples = 21);
+
+// CPUs this process may run on (its affinity mask), in order.
+std::vector<int> AllowedCpus();
+// "0-3,6" -> {0,1,2,3,6}; InvalidArgument naming `flag` for anything else or a
+// CPU the process may not use.
+StatusOr<std::vector<int>> ParseCpuList(std::string_view text, std::string_view flag = "--cpus");
+// Pins the calling thread to `cpus` (all of them: it may run on any).
+Status PinCurrentThread(const std::vector<int>& cpus);
+
+}  // namespace storebench::driver
