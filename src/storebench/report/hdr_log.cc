@@ -63,21 +63,34 @@ void MergeLenient(measure::Histogram* dst, const measure::Histogram& src) {
   src.ForEachBucket([&](uint64_t lo, uint64_t hi, uint64_t n) { dst->Record(lo + (hi - lo + 1) / 2, n); });
 }
 
-StatusOr<std::string> WriteHistogramLog(double start_time_s, const std::vector<HlogInterval>& intervals,
-                                        double max_unit_ratio) {
+std::string HistogramLogHeader(double start_time_s) {
   std::string out = "#[Histogram log format version 1.3]\n";
   out += fmt::format("#[StartTime: {:.3f} (seconds since epoch), {}]\n", start_time_s, DateText(start_time_s));
   out += fmt::format("#[BaseTime: {:.3f} (seconds since epoch)]\n", start_time_s);
   out += kLegend;
   out += '\n';
+  return out;
+}
+
+StatusOr<std::string> HistogramLogLine(const HlogInterval& i, double max_unit_ratio) {
+  auto bytes = EncodeHdrV2Compressed(i.histogram);
+  if (!bytes.ok()) return bytes.status();
+  std::string out;
+  if (!i.tag.empty()) out += fmt::format("Tag={},", i.tag);
+  // HdrHistogram reports a histogram's max as its bucket's highest equivalent value.
+  uint64_t max = i.histogram.count() ? HdrLayout::Of(i.histogram).HighestEquivalent(i.histogram.max()) : 0;
+  out += fmt::format("{:.3f},{:.3f},{:.3f},{}\n", i.start_s, i.length_s, static_cast<double>(max) / max_unit_ratio,
+                     measure::Base64Encode(*bytes));
+  return out;
+}
+
+StatusOr<std::string> WriteHistogramLog(double start_time_s, const std::vector<HlogInterval>& intervals,
+                                        double max_unit_ratio) {
+  std::string out = HistogramLogHeader(start_time_s);
   for (const auto& i : intervals) {
-    auto bytes = EncodeHdrV2Compressed(i.histogram);
-    if (!bytes.ok()) return bytes.status();
-    if (!i.tag.empty()) out += fmt::format("Tag={},", i.tag);
-    // HdrHistogram reports a histogram's max as its bucket's highest equivalent value.
-    uint64_t max = i.histogram.count() ? HdrLayout::Of(i.histogram).HighestEquivalent(i.histogram.max()) : 0;
-    out += fmt::format("{:.3f},{:.3f},{:.3f},{}\n", i.start_s, i.length_s, static_cast<double>(max) / max_unit_ratio,
-                       measure::Base64Encode(*bytes));
+    auto line = HistogramLogLine(i, max_unit_ratio);
+    if (!line.ok()) return line.status();
+    out += *line;
   }
   return out;
 }

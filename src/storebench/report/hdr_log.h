@@ -43,6 +43,12 @@ struct HistogramLog {
   std::vector<HlogInterval> intervals;  // in file order
 };
 
+// The same log in pieces, for a writer that appends while a run goes on:
+// the header lines (StartTime, BaseTime, legend), then one line per interval
+// and tag (IOError if compression fails). Tags must not contain ',' or spaces.
+std::string HistogramLogHeader(double start_time_s);
+StatusOr<std::string> HistogramLogLine(const HlogInterval& interval, double max_unit_ratio = 1e6);
+
 // Writes a log: header lines (StartTime and BaseTime = start_time_s), the
 // legend, then one line per interval in the given order. `max_unit_ratio`
 // divides the Interval_Max column (1e6 for nanosecond values shown in ms).

@@ -2,7 +2,8 @@
 // above from Debian's libjs-chart.js). Everything is synchronous (animations
 // off), so when the last chart is built the page marks itself ready: a div
 // #sb-ready whose data-charts, data-empty and data-errors attributes say how
-// many charts were drawn, which had no data, and how many errors were caught.
+// many charts were drawn, which had no data, and how many errors were caught
+// (data-ms: milliseconds from navigation start to the last chart drawn).
 (function () {
   'use strict';
   var model = JSON.parse(document.getElementById('sb-data').textContent);
@@ -321,6 +322,7 @@
     ready.setAttribute('data-charts', String(charts.length));
     ready.setAttribute('data-empty', empty.join(' '));
     ready.setAttribute('data-errors', String(window.sbErrors ? window.sbErrors.length : 0));
+    ready.setAttribute('data-ms', String(Math.round(performance.now())));
     document.body.appendChild(ready);
     document.body.dataset.chartsDrawn = String(charts.length);
   }
