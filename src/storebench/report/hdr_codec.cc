@@ -230,6 +230,8 @@ StatusOr<measure::Histogram> DecodeHdr(std::string_view bytes) {
     int64_t v;
     if (!GetVarint(payload, &pos, &v)) return Status::Corruption("hdr decode: truncated count");
     if (v < 0) {
+      if (v < -static_cast<int64_t>(layout->counts_length))
+        return Status::Corruption("hdr decode: a run of empty buckets longer than the histogram");
       index += static_cast<size_t>(-v);
     } else {
       if (v > 0) counts.emplace_back(index, static_cast<uint64_t>(v));

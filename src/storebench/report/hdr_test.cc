@@ -65,6 +65,11 @@ TEST(HdrCodec, DamagedInputIsRefused) {
   std::string bad = bytes;
   bad[0] = 0x55;
   EXPECT_EQ(DecodeHdr(bad).status().code(), Status::Code::kCorruption);
+  // A zero run of INT64_MIN (varint 0xff… ) must not overflow the index.
+  std::string huge_run = EncodeHdrV2(measure::Histogram());
+  huge_run.replace(4, 4, std::string("\0\0\0\x09", 4));
+  huge_run += std::string(8, '\xff') + std::string(1, '\xff');
+  EXPECT_EQ(DecodeHdr(huge_run).status().code(), Status::Code::kCorruption);
   std::string v1 = EncodeHdrV2(Sample(3, 10));
   v1[3] = 0x21;  // V1 cookie 0x1c849321
   EXPECT_EQ(DecodeHdr(v1).status().code(), Status::Code::kNotSupported);

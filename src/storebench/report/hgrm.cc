@@ -26,6 +26,7 @@ double NextLevel(double level, int ticks_per_half_distance) {
 // in W. C's printf rounds the exact binary value instead, which differs on
 // ties such as 0.9997802734375 -> "0.999780273438" (Java) vs "…437" (C).
 std::string JavaFixed(double v, int decimals, int width) {
+  if (!std::isfinite(v)) return fmt::format("{:>{}}", v, width);
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   std::string_view sci(buf, static_cast<size_t>(res.ptr - buf));
