@@ -76,7 +76,15 @@ StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::
   json lat = {{"response", json::object()}, {"service", json::object()}};
   json backlog = json::array(), lag = json::array();
   std::map<std::string, std::map<std::string, json>> extra;  // key -> leaf -> column
-  const json intervals = doc.value("intervals", json::array());
+  // A last interval cut short by the end of the run holds a few ops over a
+  // sliver of time: its rate and tail are noise (compare drops it too).
+  const json all_intervals = doc.value("intervals", json::array());
+  double longest = 0;
+  for (const auto& i : all_intervals) longest = std::max(longest, i.value("length_s", 0.0));
+  json intervals = json::array();
+  for (const auto& i : all_intervals)
+    if (i.value("length_s", 0.0) >= 0.5 * longest) intervals.push_back(i);
+  v["short_intervals_left_out"] = all_intervals.size() - intervals.size();
   std::vector<std::string> group_names;
   for (size_t row = 0; row < intervals.size(); ++row) {
     const json& i = intervals[row];
@@ -186,8 +194,11 @@ json ResourceSections(const json& doc) {
     json rows = json::array();
     for (const auto& [k, val] : leaves) {
       json row = {{"name", k.substr(it.key().size() + 1)}, {"value", val}};
-      bool per_op = k.find("syscall") != std::string::npos || k.find("bytes") != std::string::npos ||
-                    k.find("cpu_") != std::string::npos || k.find("context_switches") != std::string::npos;
+      auto has = [&](const char* part) { return k.find(part) != std::string::npos; };
+      // Counts and totals get a per-op ratio; figures that are ratios already do not.
+      bool per_op = (has("syscall") || has("bytes") || has("cpu_") || has("context_switches")) &&
+                    !has("per_op") && !has("amplification") && !has("ratio") && !has("_s_per") &&
+                    it.key() != "cache";  // residency is a state of the data set, not a cost of an op
       if (per_op && ops > 0) row["per_op"] = val / ops;
       rows.push_back(row);
     }

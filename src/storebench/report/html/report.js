@@ -126,8 +126,11 @@
       tput.push({label: name === 'all' ? 'all ops' : name, data: points(t, phase.throughput[name]),
                  borderColor: palette[i % palette.length]});
     });
-    makeChart(chartBox(grid, nextId('throughput'), 'Throughput over time',
-                       warm > 0 ? 'The shaded span is the warm-up: run but not measured.' : null),
+    var notes = [];
+    if (warm > 0) notes.push('The shaded span is the warm-up: run but not measured.');
+    if (phase.short_intervals_left_out > 0)
+      notes.push('A last interval shorter than half the others is left out of the timelines.');
+    makeChart(chartBox(grid, nextId('throughput'), 'Throughput over time', notes.join(' ') || null),
               tput, {x: timeAxis(warm), y: {title: {display: true, text: 'throughput (ops/s)'}, beginAtZero: true,
                                             ticks: {callback: fmtNum}}}, {shade: shade});
 
