@@ -1,9 +1,9 @@
 // The HTML report in a real browser: headless Chromium (Debian's chromium)
-// opens reports of a null run, a two-phase run, three runs overlaid and a
-// matrix directory. A page fails on any JavaScript error and on any chart
-// drawn without data (the page's #sb-ready marker says both); a screenshot of
-// each is kept in the build tree (report-screenshots/). Skips visibly where
-// Chromium is missing or cannot start.
+// opens reports of a null run, a two-phase run, three runs overlaid, a
+// matrix directory and an .hlog (alone and beside a run). A page fails on any
+// JavaScript error and on any chart drawn without data (the page's #sb-ready
+// marker says both); a screenshot of each is kept in the build tree
+// (report-screenshots/). Skips visibly where Chromium is missing or cannot start.
 #include "storebench/cli/binary_test_fixture.h"
 
 #include <gtest/gtest.h>
@@ -128,6 +128,16 @@ TEST_F(Browser, MatrixDirectory) {
   Page p = Open(Report(m.string(), "matrix"), "matrix", 2400);
   ExpectDrawn(p, 5);
   EXPECT_NE(p.dom.find("service-time=spin:2us vs service-time=spin:1us"), std::string::npos);
+}
+
+TEST_F(Browser, HlogInputAndHlogsOverlaid) {
+  std::string run = NullRun("h", "--duration 500ms --interval 100ms");
+  fs::path hlog = dir_ / "h.hlog";
+  Outcome o = Run("report --hlog " + hlog.string() + " " + run);
+  ASSERT_EQ(o.code, 0) << o.err;
+  // throughput, response and service over time, spectrum (no schedule in a log).
+  ExpectDrawn(Open(Report(hlog.string(), "hlog"), "hlog", 1600), 4);
+  ExpectDrawn(Open(Report(hlog.string() + " " + run, "hlog-and-run"), "hlog-and-run", 2000), 4);
 }
 
 }  // namespace

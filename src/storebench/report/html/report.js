@@ -232,9 +232,10 @@
       if (curves.length) spectrumChart(grid, curves, 'Percentile spectrum, ' + which + ' (each ' +
         (model.mode === 'matrix' ? "variant's runs merged" : 'input') + ')');
     });
-    makeChart(chartBox(grid, nextId('backlog'), 'Backlog over time, every run'),
-              perRun(function (p) { return p.schedule ? points(p.t, p.schedule.backlog) : null; }),
-              {x: timeAxis(0), y: {title: {display: true, text: 'backlog (ops)'}, beginAtZero: true}});
+    var backlog = perRun(function (p) { return p.schedule ? points(p.t, p.schedule.backlog) : null; });
+    if (backlog.length)  // .hlog inputs have no schedule
+      makeChart(chartBox(grid, nextId('backlog'), 'Backlog over time, every run'), backlog,
+                {x: timeAxis(0), y: {title: {display: true, text: 'backlog (ops)'}, beginAtZero: true}});
   }
 
   // ---- tables ---------------------------------------------------------------------------
