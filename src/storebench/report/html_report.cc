@@ -78,13 +78,21 @@ StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::
   std::map<std::string, std::map<std::string, json>> extra;  // key -> leaf -> column
   // A last interval cut short by the end of the run holds a few ops over a
   // sliver of time: its rate and tail are noise (compare drops it too).
-  const json all_intervals = doc.value("intervals", json::array());
-  double longest = 0;
-  for (const auto& i : all_intervals) longest = std::max(longest, i.value("length_s", 0.0));
-  json intervals = json::array();
-  for (const auto& i : all_intervals)
-    if (i.value("length_s", 0.0) >= 0.5 * longest) intervals.push_back(i);
-  v["short_intervals_left_out"] = all_intervals.size() - intervals.size();
+  // Only the last one: with short intervals (1 ms) the reporter's own
+  // wake-ups vary their lengths, and those rows are real.
+  json intervals = doc.value("intervals", json::array());
+  std::vector<double> lengths;
+  for (const auto& i : intervals) lengths.push_back(i.value("length_s", 0.0));
+  size_t left_out = 0;
+  if (lengths.size() > 1) {
+    std::vector<double> sorted(lengths.begin(), lengths.end() - 1);
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(sorted.size() / 2), sorted.end());
+    if (lengths.back() < 0.5 * sorted[sorted.size() / 2]) {
+      intervals.erase(intervals.end() - 1);
+      left_out = 1;
+    }
+  }
+  v["short_intervals_left_out"] = left_out;
   std::vector<std::string> group_names;
   for (size_t row = 0; row < intervals.size(); ++row) {
     const json& i = intervals[row];
