@@ -9,6 +9,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   liburing-dev librocksdb-dev
   rocksdb-tools fio python3-whisper
+  zlib1g-dev
+  # storebench report: Chart.js is inlined into every HTML report from the
+  # installed package; Chromium runs the browser test; the Java JDK and
+  # HdrHistogram's Java library check the .hlog/.hgrm formats (interop test).
+  libjs-chart.js chromium default-jdk-headless libhdrhistogram-java
 )
 
 missing=()

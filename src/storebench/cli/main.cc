@@ -15,6 +15,7 @@
 #include "storebench/cli/default_job.h"
 #include "storebench/cli/demo.h"
 #include "storebench/cli/matrix_command.h"
+#include "storebench/cli/report_command.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/whisper/tools.h"
 
@@ -66,6 +67,10 @@ int main(int argc, char** argv) {
   MatrixFlags matrix_flags;
   CLI::App* matrix = app.add_subcommand("matrix", "run variants interleaved, repeated, stored in one directory; compare them");
   AddMatrixFlags(matrix, &matrix_flags);
+  ReportFlags report_flags;
+  CLI::App* report = app.add_subcommand(
+      "report", "a self-contained HTML report of runs, a matrix or an .hlog; HdrHistogram .hlog/.hgrm of a run");
+  AddReportFlags(report, &report_flags);
 
   try {
     app.parse(argc, argv);
@@ -90,6 +95,7 @@ int main(int argc, char** argv) {
   if (prepare->parsed()) return ExecutePrepare(prepare_flags.job);
   if (compare->parsed()) return ExecuteCompare(compare_flags);
   if (matrix->parsed()) return ExecuteMatrix(matrix_flags, &g_stop);
+  if (report->parsed()) return ExecuteReport(report_flags);
   if (demo->parsed()) return RunDemo(&g_stop);
 #if STOREBENCH_HAVE_ROCKSDB
   return RunRocksdbDefaultJob(&g_stop);

@@ -50,7 +50,9 @@ struct CompareInput {
   std::vector<std::string> varied_keys;
 };
 
-// Reads one run document; NotFound / Corruption name the file.
+// Reads one run document, or an HdrHistogram interval log (FILE.hlog: latency
+// from the merged histograms, throughput from the intervals); NotFound /
+// Corruption name the file.
 StatusOr<RunRecord> LoadRun(const std::string& path);
 
 // Turns command-line operands into groups: FILE.json (one run), F1.json,F2.json,…

@@ -4,13 +4,15 @@
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
+#include <map>
 #include <set>
-#include <sstream>
 
 #include "storebench/base/units.h"
 #include "storebench/measure/histogram.h"
 #include "storebench/report/compare.h"
+#include "storebench/report/files.h"
+#include "storebench/report/hdr_log.h"
+#include "storebench/report/run_histograms.h"
 #include "storebench/report/result.h"
 
 namespace storebench::report {
@@ -45,33 +47,62 @@ nlohmann::json FlattenConfig(const nlohmann::json& config) {
   return out;
 }
 
-StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::string& which, const std::string& path) {
-  const auto* node = latency.is_object() && latency.contains(which) ? &latency[which] : nullptr;
-  if (!node || !(*node).contains("histogram") || !(*node)["histogram"].is_string())
-    return Status::Corruption(fmt::format("{}: latency.{}.histogram is missing", path, which));
-  auto h = measure::Histogram::Decode((*node)["histogram"].get<std::string>());
-  if (!h.ok()) return Status::Corruption(fmt::format("{}: latency.{}.histogram: {}", path, which, h.status().message()));
+// The bucket's highest equivalent value, clamped to the exact max, is what
+// Histogram::ValueAtPercentile reports, so merged percentiles match `run`.
+Buckets BucketsOf(const measure::Histogram& h) {
   Buckets out;
-  // The bucket's highest equivalent value, clamped to the exact max, is what
-  // Histogram::ValueAtPercentile reports, so merged percentiles match `run`.
-  h->ForEachBucket([&](uint64_t, uint64_t hi, uint64_t count) { out.emplace_back(std::min(hi, h->max()), count); });
+  h.ForEachBucket([&](uint64_t, uint64_t hi, uint64_t count) { out.emplace_back(std::min(hi, h.max()), count); });
   return out;
 }
 
-StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return ErrnoStatus("open", path, errno);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::string& which, const std::string& path) {
+  auto h = HistogramAt(latency.is_object() ? latency.value(which, nlohmann::json()) : nlohmann::json(), "latency." + which);
+  if (!h.ok()) return Status::Corruption(fmt::format("{}: {}", path, h.status().message()));
+  return BucketsOf(*h);
 }
 
-StatusOr<nlohmann::json> ReadJson(const std::string& path) {
-  auto text = ReadText(path);
-  if (!text.ok()) return text.status();
-  auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::Corruption(fmt::format("{}: not valid JSON", path));
-  return doc;
+// Interval throughputs of (length_s, ops/s) pairs: a last interval cut short
+// by the end of the run is noisier than the others; it would add a sample of
+// a different kind, so intervals under half the longest are dropped.
+std::vector<double> FullLengthRates(const std::vector<std::pair<double, double>>& intervals) {
+  double longest = 0;
+  for (const auto& [len, rate] : intervals) longest = std::max(longest, len);
+  std::vector<double> out;
+  for (const auto& [len, rate] : intervals)
+    if (len >= 0.5 * longest) out.push_back(rate);
+  return out;
+}
+
+// An HdrHistogram interval log as a run: latency from the merged histograms
+// (hdr_log.h says which tags are response and which service), throughput from
+// the response lines' counts per interval.
+StatusOr<RunRecord> LoadHlogRun(const std::string& path) {
+  auto log = ReadHistogramLogFile(path);
+  if (!log.ok()) return log.status();
+  std::map<double, std::pair<double, uint64_t>> by_start;  // start -> (length, count)
+  double first = 1e300, end = -1e300;
+  for (const auto& i : log->intervals) {
+    if (IsServiceTag(i.tag)) continue;
+    auto& slot = by_start[i.start_s];
+    slot.first = std::max(slot.first, i.length_s);
+    slot.second += i.histogram.count();
+    first = std::min(first, i.start_s);
+    end = std::max(end, i.start_s + i.length_s);
+  }
+  LatencyPair lat = ResponseAndService(*log);
+  RunRecord r;
+  r.path = path;
+  r.ops_per_sec = end > first ? static_cast<double>(lat.response.count()) / (end - first) : 0;
+  std::vector<std::pair<double, double>> rates;
+  for (const auto& [start, slot] : by_start)
+    if (slot.first > 0) rates.emplace_back(slot.first, static_cast<double>(slot.second) / slot.first);
+  r.interval_ops_per_sec = FullLengthRates(rates);
+  r.response = BucketsOf(lat.response);
+  r.service = BucketsOf(lat.service);
+  r.response_p99_ns = static_cast<double>(lat.response.ValueAtPercentile(99));
+  r.settings = nlohmann::json::object();
+  r.environment = nlohmann::json::object();
+  return r;
 }
 
 // Common prefix of the files' stems without a trailing rep number, e.g.
@@ -102,7 +133,7 @@ StatusOr<RunGroup> LoadGroup(const std::string& name, const std::vector<std::str
 }
 
 Status LoadMatrixDir(const fs::path& dir, CompareInput* input) {
-  auto manifest = ReadJson((dir / kMatrixManifest).string());
+  auto manifest = ReadJsonFile((dir / kMatrixManifest).string());
   if (!manifest.ok()) return manifest.status();
   const nlohmann::json& m = *manifest;
   if (m.value("schema", "") != kMatrixSchema || !m.contains("variants") || !m["variants"].is_array())
@@ -129,10 +160,11 @@ Status LoadMatrixDir(const fs::path& dir, CompareInput* input) {
 }  // namespace
 
 StatusOr<RunRecord> LoadRun(const std::string& path) {
-  auto parsed = ReadJson(path);
+  if (fs::path(path).extension() == ".hlog") return LoadHlogRun(path);
+  auto parsed = ReadJsonFile(path);
   if (!parsed.ok()) return parsed.status();
   const nlohmann::json& doc = *parsed;
-  if (!doc.is_object() || (doc.value("schema", "") != kRunSchema && doc.value("schema", "") != kRunSchemaV1))
+  if (!IsRunDocument(doc))
     return Status::Corruption(fmt::format("{}: not a storebench run result (expected schema {})", path, kRunSchema));
   RunRecord r;
   r.path = path;
@@ -141,12 +173,10 @@ StatusOr<RunRecord> LoadRun(const std::string& path) {
     const auto& totals = doc.at("totals");
     r.interrupted = totals.value("interrupted", false);
     r.errors = totals.value("errors", uint64_t{0});
-    double longest = 0;
-    for (const auto& i : doc.value("intervals", nlohmann::json::array())) longest = std::max(longest, i.value("length_s", 0.0));
-    // A last interval cut short by the end of the run is noisier than the
-    // others; it would add a sample of a different kind.
+    std::vector<std::pair<double, double>> rates;
     for (const auto& i : doc.value("intervals", nlohmann::json::array()))
-      if (i.value("length_s", 0.0) >= 0.5 * longest) r.interval_ops_per_sec.push_back(i.at("ops_per_sec").get<double>());
+      rates.emplace_back(i.value("length_s", 0.0), i.at("ops_per_sec").get<double>());
+    r.interval_ops_per_sec = FullLengthRates(rates);
     r.response_p99_ns = doc.at("latency").at("response").value("p99_ns", 0.0);
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(fmt::format("{}: malformed run result: {}", path, e.what()));

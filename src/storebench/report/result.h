@@ -30,6 +30,13 @@ namespace storebench::report {
 inline constexpr const char* kRunSchema = "storebench.run/2";
 inline constexpr const char* kRunSchemaV1 = "storebench.run/1";
 
+// Whether `doc` is a run result document this version reads (run/2 or run/1).
+inline bool IsRunDocument(const nlohmann::json& doc) {
+  if (!doc.is_object()) return false;
+  const std::string schema = doc.value("schema", "");
+  return schema == kRunSchema || schema == kRunSchemaV1;
+}
+
 nlohmann::json LatencyJson(const measure::Histogram& h);
 
 // The figures of one measured phase: throughput, totals, latency, schedule,

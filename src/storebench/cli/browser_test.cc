@@ -1,0 +1,144 @@
+// The HTML report in a real browser: headless Chromium (Debian's chromium)
+// opens reports of a null run, a two-phase run, three runs overlaid, a
+// matrix directory and an .hlog (alone and beside a run). A page fails on any
+// JavaScript error and on any chart drawn without data (the page's #sb-ready
+// marker says both); a screenshot of each is kept in the build tree
+// (report-screenshots/). Skips visibly where Chromium is missing or cannot start.
+#include "storebench/cli/binary_test_fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+namespace storebench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
+
+struct Page {
+  int charts = -1, errors = -1;
+  std::string empty, error_text, dom;
+};
+
+class Browser : public storebench::testing::BinaryTest {
+ protected:
+  void SetUp() override {
+    BinaryTest::SetUp();
+    if (!fs::exists("/usr/share/javascript/chart.js/chart.min.js"))
+      GTEST_SKIP() << "libjs-chart.js is not installed (scripts/setup.sh installs it)";
+    if (std::system("command -v chromium > /dev/null 2>&1") != 0)
+      GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs Debian's chromium)";
+    std::ofstream(dir_ / "probe.html") << "<p id=probe>chromium-started</p>";
+    std::string dom = Chromium("--dump-dom file://" + (dir_ / "probe.html").string(), "probe.dom");
+    if (dom.find("chromium-started") == std::string::npos)
+      GTEST_SKIP() << "Chromium cannot start here: " << Slurp(dir_ / "chromium.err").substr(0, 400);
+  }
+
+  // Runs headless Chromium with its own profile; returns its stdout.
+  std::string Chromium(const std::string& args, const std::string& out_name) {
+    std::string cmd = "timeout 60 chromium --headless --disable-gpu --no-sandbox --hide-scrollbars "
+                      "--no-first-run --user-data-dir=" + (dir_ / "profile").string() + " " + args + " > " +
+                      (dir_ / out_name).string() + " 2> " + (dir_ / "chromium.err").string();
+    (void)std::system(cmd.c_str());
+    return Slurp(dir_ / out_name);
+  }
+
+  // Opens the page, lets its scripts run, and reads the marker; keeps a screenshot.
+  Page Open(const fs::path& html, const std::string& name, int height) {
+    Page p;
+    p.dom = Chromium("--virtual-time-budget=10000 --dump-dom file://" + html.string(), name + ".dom");
+    std::smatch m;
+    std::regex ready(R"re(<div id="sb-ready"[^>]*data-charts="(\d+)" data-empty="([^"]*)" data-errors="(\d+)")re");
+    if (std::regex_search(p.dom, m, ready)) {
+      p.charts = std::stoi(m[1]);
+      p.empty = m[2];
+      p.errors = std::stoi(m[3]);
+    }
+    std::regex errors(R"re(<pre id="sb-errors"[^>]*>([^<]*)</pre>)re");
+    if (std::regex_search(p.dom, m, errors)) p.error_text = m[1];
+    fs::path shots = fs::current_path() / "report-screenshots";
+    fs::create_directories(shots);
+    fs::remove(shots / (name + ".png"));
+    Chromium("--virtual-time-budget=10000 --window-size=1400," + std::to_string(height) + " --screenshot=" +
+                 (shots / (name + ".png")).string() + " file://" + html.string(),
+             name + ".shot");
+    EXPECT_TRUE(fs::exists(shots / (name + ".png"))) << Slurp(dir_ / "chromium.err").substr(0, 400);
+    return p;
+  }
+
+  void ExpectDrawn(const Page& p, int min_charts) {
+    ASSERT_GE(p.charts, 0) << "the page never set its #sb-ready marker (a script failed before the end?)\n"
+                           << p.error_text << p.dom.substr(0, 300);
+    EXPECT_GE(p.charts, min_charts);
+    EXPECT_EQ(p.errors, 0) << p.error_text;
+    EXPECT_EQ(p.error_text, "");
+    EXPECT_EQ(p.empty, "") << "charts without data";
+  }
+
+  fs::path Report(const std::string& inputs, const std::string& name) {
+    fs::path html = dir_ / (name + ".html");
+    Outcome o = Run("report " + inputs + " -o " + html.string());
+    EXPECT_EQ(o.code, 0) << o.err;
+    return html;
+  }
+
+  std::string NullRun(const std::string& name, const std::string& args) {
+    fs::path p = dir_ / (name + ".json");
+    Outcome o = Run("run --backend null --quiet --json " + p.string() + " " + args);
+    EXPECT_EQ(o.code, 0) << o.err;
+    return p.string();
+  }
+};
+
+TEST_F(Browser, NullRunDrawsEveryChart) {
+  fs::path html = Report(NullRun("null", "--duration 2s --interval 250ms --warmup 500ms"), "null-run");
+  // throughput, response, service, spectrum, backlog/lag.
+  ExpectDrawn(Open(html, "null-run", 2300), 5);
+}
+
+TEST_F(Browser, TwoPhaseRunDrawsBothPhases) {
+  fs::path html = Report(NullRun("tp", "--duration 1s --interval 250ms --two-phase 0.8"), "two-phase");
+  Page p = Open(html, "two-phase", 3800);
+  ExpectDrawn(p, 10);
+  EXPECT_NE(p.dom.find("phase 1: closed loop"), std::string::npos);
+  EXPECT_NE(p.dom.find("phase 2: open loop at"), std::string::npos);
+}
+
+TEST_F(Browser, ThreeRunsOverlaid) {
+  std::string runs;
+  for (const char* st : {"0", "spin:1us", "spin:2us"})
+    runs += NullRun(std::string("r-") + (st[0] == '0' ? "zero" : st + 5), "--duration 500ms --interval 100ms --service-time " +
+                                                                        std::string(st)) + " ";
+  Page p = Open(Report(runs, "three-runs"), "three-runs", 2000);
+  ExpectDrawn(p, 5);
+  EXPECT_NE(p.dom.find("Comparison"), std::string::npos);
+}
+
+TEST_F(Browser, MatrixDirectory) {
+  fs::path m = dir_ / "m";
+  Outcome o = Run("matrix --out " + m.string() +
+                  " --repeat 2 --vary service-time=spin:1us,spin:2us -- --backend null --duration 1s --interval 250ms");
+  ASSERT_EQ(o.code, 0) << o.err;
+  Page p = Open(Report(m.string(), "matrix"), "matrix", 2400);
+  ExpectDrawn(p, 5);
+  EXPECT_NE(p.dom.find("service-time=spin:2us vs service-time=spin:1us"), std::string::npos);
+}
+
+TEST_F(Browser, HlogInputAndHlogsOverlaid) {
+  std::string run = NullRun("h", "--duration 500ms --interval 100ms");
+  fs::path hlog = dir_ / "h.hlog";
+  Outcome o = Run("report --hlog " + hlog.string() + " " + run);
+  ASSERT_EQ(o.code, 0) << o.err;
+  // throughput, response and service over time, spectrum (no schedule in a log).
+  ExpectDrawn(Open(Report(hlog.string(), "hlog"), "hlog", 1600), 4);
+  ExpectDrawn(Open(Report(hlog.string() + " " + run, "hlog-and-run"), "hlog-and-run", 2000), 4);
+}
+
+}  // namespace
+}  // namespace storebench::cli

@@ -1,0 +1,116 @@
+// storebench's HdrHistogram formats against HdrHistogram's own Java library
+// (Debian's libhdrhistogram-java): a .hlog written by storebench is read by
+// HistogramLogReader with the same count and percentiles, and its .hgrm is the
+// text outputPercentileDistribution prints; a .hlog written by Java's
+// HistogramLogWriter is read by `storebench report` and `compare` with the
+// same figures. Skips visibly without java/javac or the library.
+#include "storebench/cli/binary_test_fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace storebench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
+
+struct Figures {
+  std::string tag;
+  uint64_t count = 0, p50 = 0, p99 = 0, p999 = 0, max = 0;
+};
+
+// Relative precision of a 3-digit histogram: one bucket is at most 1/1024 of its value.
+void ExpectWithinPrecision(double a, double b, const char* what) {
+  EXPECT_NEAR(a, b, std::max(a, b) / 1024.0 + 1) << what;
+}
+
+class Interop : public storebench::testing::BinaryTest {
+ protected:
+  void SetUp() override {
+    BinaryTest::SetUp();
+    for (const char* tool : {"java", "javac"})
+      if (std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) != 0)
+        GTEST_SKIP() << tool << " is missing (scripts/setup.sh installs default-jdk-headless)";
+    for (const char* jar : {"/usr/share/java/HdrHistogram.jar", "/usr/share/java/hdrhistogram.jar"})
+      if (fs::exists(jar)) jar_ = jar;
+    if (jar_.empty()) GTEST_SKIP() << "HdrHistogram's Java library is missing (apt-get install libhdrhistogram-java)";
+    const char* src = std::getenv("STOREBENCH_SOURCE_DIR");
+    ASSERT_NE(src, nullptr) << "STOREBENCH_SOURCE_DIR is set by CTest";
+    std::string cmd = "javac -d " + (dir_ / "classes").string() + " -cp " + jar_ + " " + src +
+                      "/src/storebench/report/interop/HlogFigures.java 2> " + (dir_ / "javac.err").string();
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << Slurp(dir_ / "javac.err");
+  }
+
+  std::vector<Figures> Java(const std::string& args) {
+    std::string cmd = "java -cp " + (dir_ / "classes").string() + ":" + jar_ + " HlogFigures " + args + " > " +
+                      (dir_ / "java.out").string() + " 2> " + (dir_ / "java.err").string();
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << Slurp(dir_ / "java.err");
+    std::vector<Figures> out;
+    std::istringstream in(Slurp(dir_ / "java.out"));
+    Figures f;
+    while (in >> f.tag >> f.count >> f.p50 >> f.p99 >> f.p999 >> f.max) out.push_back(f);
+    return out;
+  }
+
+  std::string jar_;
+};
+
+TEST_F(Interop, JavaReadsStorebenchsLogWithTheSameFigures) {
+  fs::path run = dir_ / "a.json";
+  Outcome o = Run("run --backend null --duration 500ms --service-time spin:1us --quiet --json " + run.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = Run("report --hlog " + (dir_ / "a.hlog").string() + " --hgrm " + (dir_ / "a.hgrm").string() + " " + run.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::vector<Figures> java = Java("read " + (dir_ / "a.hlog").string() + " " + (dir_ / "java.hgrm").string());
+  auto doc = nlohmann::json::parse(Slurp(run));
+  ASSERT_EQ(java.size(), 2u) << Slurp(dir_ / "java.out");  // op and op.service
+  for (const Figures& f : java) {
+    const auto& lat = doc["latency"][f.tag == "op" ? "response" : "service"];
+    EXPECT_EQ(f.count, lat["count"].get<uint64_t>()) << f.tag;
+    ExpectWithinPrecision(static_cast<double>(f.p50), lat["p50_ns"].get<double>(), "p50");
+    ExpectWithinPrecision(static_cast<double>(f.p99), lat["p99_ns"].get<double>(), "p99");
+    ExpectWithinPrecision(static_cast<double>(f.p999), lat["p999_ns"].get<double>(), "p99.9");
+    ExpectWithinPrecision(static_cast<double>(f.max), lat["max_ns"].get<double>(), "max");
+  }
+  // The percentile distribution is HdrHistogram's own text, byte for byte.
+  EXPECT_EQ(Slurp(dir_ / "a.hgrm"), Slurp(dir_ / "java.hgrm"));
+}
+
+TEST_F(Interop, StorebenchReadsJavasLogWithTheSameFigures) {
+  std::vector<Figures> java = Java("write " + (dir_ / "j.hlog").string());
+  ASSERT_EQ(java.size(), 1u);
+  const Figures& f = java[0];
+  EXPECT_EQ(f.count, 100000u);
+
+  Outcome o = Run("report --hgrm " + (dir_ / "s.hgrm").string() + " " + (dir_ / "j.hlog").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  Java("read " + (dir_ / "j.hlog").string() + " " + (dir_ / "java.hgrm").string());
+  EXPECT_EQ(Slurp(dir_ / "s.hgrm"), Slurp(dir_ / "java.hgrm"));
+
+  o = Run("compare " + (dir_ / "j.hlog").string() + " " + (dir_ / "j.hlog").string() + " --json " +
+          (dir_ / "c.json").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto cmp = nlohmann::json::parse(Slurp(dir_ / "c.json"));
+  // 100000 values over five 1-second intervals.
+  EXPECT_NEAR(cmp["groups"][0]["ops_per_sec"]["median"].get<double>(), 20000.0, 1e-6);
+  const auto& lat = cmp["comparisons"][0]["latency"];
+  ExpectWithinPrecision(lat["p50"]["baseline_ns"].get<double>(), static_cast<double>(f.p50), "p50");
+  ExpectWithinPrecision(lat["p99"]["baseline_ns"].get<double>(), static_cast<double>(f.p99), "p99");
+  ExpectWithinPrecision(lat["p99.9"]["baseline_ns"].get<double>(), static_cast<double>(f.p999), "p99.9");
+
+  if (fs::exists("/usr/share/javascript/chart.js/chart.min.js")) {
+    o = Run("report " + (dir_ / "j.hlog").string() + " -o " + (dir_ / "j.html").string());
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(Slurp(dir_ / "j.html").find("tags get: 100000 values"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace storebench::cli

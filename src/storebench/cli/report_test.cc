@@ -1,0 +1,111 @@
+// End-to-end tests of `storebench report` without a browser: the HTML page
+// inlines everything (no network at view time), a missing Chart.js is named
+// with its package, --hlog/--hgrm write HdrHistogram's formats from a run
+// JSON, and compare reads .hlog files. (Drawing: browser_test; agreement with
+// HdrHistogram's Java library: hdr_interop_test.)
+#include "storebench/cli/binary_test_fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+namespace storebench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
+
+class Report : public storebench::testing::BinaryTest {
+ protected:
+  fs::path NullRun(const std::string& name, const std::string& extra = "") {
+    fs::path p = dir_ / name;
+    Outcome o = Run("run --backend null --duration 300ms --interval 100ms --quiet --json " + p.string() + " " + extra);
+    EXPECT_EQ(o.code, 0) << o.err;
+    return p;
+  }
+  bool HaveChartJs() { return fs::exists("/usr/share/javascript/chart.js/chart.min.js"); }
+};
+
+TEST_F(Report, OneRunMakesASelfContainedPage) {
+  if (!HaveChartJs()) GTEST_SKIP() << "libjs-chart.js is not installed (scripts/setup.sh installs it)";
+  fs::path run = NullRun("a.json");
+  Outcome o = Run("report " + run.string() + " -o " + (dir_ / "a.html").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::string html = Slurp(dir_ / "a.html");
+  EXPECT_NE(html.find("Chart.js v3"), std::string::npos) << "Chart.js is inlined";
+  EXPECT_NE(html.find("id=\"sb-data\""), std::string::npos);
+  // Nothing is fetched when the page opens: no external script, style or image.
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"(<(script|link|img)[^>]+(src|href)=)")));
+  // The data carries the run's figures: its throughput and the exact job.
+  auto doc = nlohmann::json::parse(Slurp(run));
+  std::string data = html.substr(html.find("id=\"sb-data\">") + 13);
+  auto model = nlohmann::json::parse(data.substr(0, data.find("</script>")));
+  const auto& r = model["series"][0]["runs"][0];
+  EXPECT_DOUBLE_EQ(r["phases"][0]["ops_per_sec"].get<double>(), doc["throughput"]["ops_per_sec"].get<double>());
+  // Every interval is drawn but a last one cut short by the end of the run.
+  EXPECT_EQ(r["phases"][0]["t"].size() + r["phases"][0]["short_intervals_left_out"].get<size_t>(),
+            doc["intervals"].size());
+  EXPECT_LE(r["phases"][0]["short_intervals_left_out"].get<size_t>(), 1u);
+  EXPECT_NE(r["command_line"].get<std::string>().find("--backend null"), std::string::npos);
+  EXPECT_NE(model["summary"].get<std::string>().find("ops/s"), std::string::npos);
+}
+
+TEST_F(Report, MissingChartJsIsNamedWithItsPackage) {
+  fs::path run = NullRun("a.json");
+  Outcome o = Run("report --chart-js /nonexistent/chart.min.js " + run.string() + " -o " + (dir_ / "a.html").string());
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("libjs-chart.js"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "a.html"));
+}
+
+TEST_F(Report, BadInputExitsTwoNamingTheFile) {
+  std::ofstream(dir_ / "junk.json") << "{\"schema\": \"other\"}";
+  Outcome o = Run("report " + (dir_ / "junk.json").string() + " -o " + (dir_ / "a.html").string());
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("junk.json"), std::string::npos) << o.err;
+  o = Run("report --hgrm x.hgrm --hgrm-unit parsecs " + (dir_ / "junk.json").string());
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--hgrm-unit"), std::string::npos) << o.err;
+}
+
+TEST_F(Report, HlogAndHgrmFromARunCarryItsCounts) {
+  fs::path run = NullRun("a.json");
+  Outcome o = Run("report --hlog " + (dir_ / "a.hlog").string() + " --hgrm " + (dir_ / "a.hgrm").string() + " " +
+                  run.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "report.html"));
+  auto doc = nlohmann::json::parse(Slurp(run));
+  std::string hlog = Slurp(dir_ / "a.hlog"), hgrm = Slurp(dir_ / "a.hgrm");
+  EXPECT_NE(hlog.find("\nTag=op,0.000,"), std::string::npos) << hlog;
+  EXPECT_NE(hlog.find("\nTag=op.service,0.000,"), std::string::npos) << hlog;
+  uint64_t count = doc["latency"]["response"]["count"].get<uint64_t>();
+  EXPECT_NE(hgrm.find(fmt::format("Total count    = {:>12}]", count)), std::string::npos) << hgrm;
+  EXPECT_EQ(hgrm.rfind("       Value     Percentile TotalCount 1/(1-Percentile)\n\n", 0), 0u);
+
+  // compare reads the log back: the same p99 as the run document, within the histogram's precision.
+  o = Run("compare " + (dir_ / "a.hlog").string() + " " + run.string() + " --json " + (dir_ / "c.json").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto cmp = nlohmann::json::parse(Slurp(dir_ / "c.json"));
+  double from_log = cmp["comparisons"][0]["latency"]["p99"]["baseline_ns"].get<double>();
+  double from_json = doc["latency"]["response"]["p99_ns"].get<double>();
+  EXPECT_NEAR(from_log, from_json, from_json / 1024.0 + 1);
+}
+
+TEST_F(Report, HlogInputIsDrawnTagByTag) {
+  if (!HaveChartJs()) GTEST_SKIP() << "libjs-chart.js is not installed (scripts/setup.sh installs it)";
+  fs::path run = NullRun("a.json");
+  ASSERT_EQ(Run("report --hlog " + (dir_ / "a.hlog").string() + " " + run.string()).code, 0);
+  Outcome o = Run("report " + (dir_ / "a.hlog").string() + " -o " + (dir_ / "h.html").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::string html = Slurp(dir_ / "h.html");
+  EXPECT_NE(html.find("\"label\":\"op.service\""), std::string::npos);
+  EXPECT_NE(html.find("HdrHistogram log: 1 intervals, tags op, op.service"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace storebench::cli

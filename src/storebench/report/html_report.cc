@@ -1,0 +1,500 @@
+#include "storebench/report/html_report.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+#include "storebench/base/units.h"
+#include "storebench/report/files.h"
+#include "storebench/report/hdr_log.h"
+#include "storebench/report/hgrm.h"
+#include "storebench/report/result.h"
+#include "storebench/report/run_histograms.h"
+
+namespace storebench::report {
+
+// The page's own script and style (html/report.js, html/report.css), compiled in.
+extern const std::string_view kReportScript;
+extern const std::string_view kReportStyle;
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Interval keys the page draws in their own charts; any other numeric figure
+// in an interval object (run-queue waits, hiccups, backend gauges) is drawn
+// in an "other figures" chart of its own key.
+const std::set<std::string> kKnownIntervalKeys = {"t_s",     "length_s", "ops",     "errors",   "bytes",
+                                                  "ops_per_sec", "backlog", "lag_ns", "response", "service",
+                                                  "group_ops"};
+
+// Spectrum points (x = 1/(1-p), value ns) along HdrHistogram's percentile
+// iterator; the 100% row has no finite x and is drawn as the max instead.
+json SpectrumPoints(const measure::Histogram& h) {
+  json pts = json::array();
+  for (const PercentileRow& r : PercentileRows(h))
+    if (r.percentile < 100.0) pts.push_back({1.0 / (1.0 - r.percentile / 100.0), r.value});
+  return pts;
+}
+
+json Curve(const std::string& label, const measure::Histogram& h) {
+  return {{"label", label}, {"points", SpectrumPoints(h)}, {"max_ns", h.max()}, {"count", h.count()}};
+}
+
+void FlattenNumbers(const std::string& prefix, const json& v, std::map<std::string, double>* out) {
+  if (v.is_number()) {
+    (*out)[prefix] = v.get<double>();
+  } else if (v.is_boolean()) {
+    (*out)[prefix] = v.get<bool>() ? 1 : 0;
+  } else if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) FlattenNumbers(prefix + "." + it.key(), it.value(), out);
+  }
+}
+
+std::vector<std::string> GroupNames(const json& doc, size_t n) {
+  std::vector<std::string> names;
+  const json cfg = doc.value("config", json::object());
+  if (cfg.contains("classes") && cfg["classes"].is_array())
+    for (const auto& c : cfg["classes"])
+      if (c.is_string()) names.push_back(c.get<std::string>().substr(0, c.get<std::string>().find(':')));
+  for (size_t i = names.size(); i < n; ++i) names.push_back(fmt::format("group {}", i + 1));
+  names.resize(n);
+  return names;
+}
+
+// One phase of a run document: the interval timeline in columns, and spectra.
+StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::string& label, double warmup_s) {
+  json v = {{"label", label}, {"warmup_s", warmup_s}};
+  json t = json::array(), len = json::array();
+  std::map<std::string, json> tput;
+  tput["all"] = json::array();
+  json lat = {{"response", json::object()}, {"service", json::object()}};
+  json backlog = json::array(), lag = json::array();
+  std::map<std::string, std::map<std::string, json>> extra;  // key -> leaf -> column
+  // A last interval cut short by the end of the run holds a few ops over a
+  // sliver of time: its rate and tail are noise (compare drops it too).
+  // Only the last one: with short intervals (1 ms) the reporter's own
+  // wake-ups vary their lengths, and those rows are real.
+  json intervals = doc.value("intervals", json::array());
+  std::vector<double> lengths;
+  for (const auto& i : intervals) lengths.push_back(i.value("length_s", 0.0));
+  size_t left_out = 0;
+  if (lengths.size() > 1) {
+    std::vector<double> sorted(lengths.begin(), lengths.end() - 1);
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(sorted.size() / 2), sorted.end());
+    if (lengths.back() < 0.5 * sorted[sorted.size() / 2]) {
+      intervals.erase(intervals.end() - 1);
+      left_out = 1;
+    }
+  }
+  v["short_intervals_left_out"] = left_out;
+  std::vector<std::string> group_names;
+  for (size_t row = 0; row < intervals.size(); ++row) {
+    const json& i = intervals[row];
+    t.push_back(i.value("t_s", 0.0));
+    len.push_back(i.value("length_s", 0.0));
+    double length = i.value("length_s", 0.0);
+    tput["all"].push_back(i.value("ops_per_sec", 0.0));
+    if (i.contains("group_ops") && i["group_ops"].is_array()) {
+      if (group_names.empty()) group_names = GroupNames(groups_source, i["group_ops"].size());
+      for (size_t g = 0; g < i["group_ops"].size() && g < group_names.size(); ++g) {
+        json& col = tput[group_names[g]];
+        if (col.is_null()) col = json(std::vector<json>(row, nullptr));
+        col.push_back(length > 0 ? i["group_ops"][g].get<double>() / length : 0.0);
+      }
+    }
+    for (const char* which : {"response", "service"}) {
+      const json p = i.value(which, json::object());
+      for (const char* k : {"p50", "p99", "p999", "max"}) {
+        json& col = lat[which][k];
+        if (col.is_null()) col = json::array();
+        std::string key = std::string(k) + "_ns";
+        col.push_back(p.contains(key) ? p[key] : json());
+      }
+    }
+    backlog.push_back(i.value("backlog", 0.0));
+    lag.push_back(i.value("lag_ns", 0.0));
+    for (auto it = i.begin(); it != i.end(); ++it) {
+      if (kKnownIntervalKeys.count(it.key())) continue;
+      std::map<std::string, double> leaves;
+      FlattenNumbers(it.key(), it.value(), &leaves);
+      for (const auto& [leaf, value] : leaves) {
+        json& col = extra[it.key()][leaf];
+        if (col.is_null()) col = json(std::vector<json>(row, nullptr));
+        col.push_back(value);
+      }
+    }
+  }
+  v["t"] = t;
+  v["length"] = len;
+  v["throughput"] = tput;
+  v["latency"] = lat;
+  v["schedule"] = {{"backlog", backlog}, {"lag_ns", lag}, {"open_loop", doc.value("schedule", json::object()).value("open_loop", false)}};
+  v["extra"] = extra;
+
+  json spectrum = json::array();
+  for (const char* which : {"response", "service"}) {
+    auto h = HistogramAt(doc.value("latency", json::object()).value(which, json()), std::string("latency.") + which);
+    if (!h.ok()) return h.status();
+    spectrum.push_back(Curve(which, *h));
+  }
+  const json kinds = doc.value("kinds", json::object());
+  if (kinds.size() > 1)
+    for (auto it = kinds.begin(); it != kinds.end(); ++it) {
+      auto h = HistogramAt(it.value().value("response", json()), "kinds." + it.key() + ".response");
+      if (h.ok() && h->count()) spectrum.push_back(Curve(it.key() + " response", *h));
+    }
+  v["spectrum"] = spectrum;
+  v["ops_per_sec"] = doc.value("throughput", json::object()).value("ops_per_sec", 0.0);
+  return v;
+}
+
+std::string ShellQuote(const std::string& s) {
+  bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=,@%+-").find(c) != std::string_view::npos;
+  });
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string LatencyLine(const json& lat) {
+  auto d = [&](const char* k) { return FormatDurationNs(lat.value(k, 0.0)); };
+  return fmt::format("p50 {}, p99 {}, p99.9 {}, max {}", d("p50_ns"), d("p99_ns"), d("p999_ns"), d("max_ns"));
+}
+
+std::string RunSummary(const json& doc) {
+  const json cfg = doc.value("config", json::object());
+  const json totals = doc.value("totals", json::object());
+  const bool open = doc.value("schedule", json::object()).value("open_loop", false);
+  std::string s = fmt::format("{} backend, {}, {} threads: {:.0f} ops/s; {} {}; {} errors",
+                              cfg.value("backend", "?"), cfg.value("schedule", "closed"), cfg.value("threads", 0),
+                              doc.value("throughput", json::object()).value("ops_per_sec", 0.0),
+                              open ? "response" : "latency",
+                              LatencyLine(doc["latency"].value(open ? "response" : "service", json::object())),
+                              totals.value("errors", 0));
+  if (doc.contains("two_phase"))
+    s += fmt::format(" (two-phase: capacity {:.0f} ops/s, phase 2 at {:.0f} ops/s)",
+                     doc["two_phase"].value("capacity_ops_per_sec", 0.0),
+                     doc["two_phase"].value("target_ops_per_sec", 0.0));
+  if (totals.value("interrupted", false)) s += " — interrupted";
+  return s;
+}
+
+// Resource figures: the document's resources/cpu/io/cache objects and the
+// backend's own figures (any other top-level object), plus per-op ratios
+// computed here (DESIGN: ratios are computed when rendering).
+json ResourceSections(const json& doc) {
+  static const std::set<std::string> kNotResources = {"config", "environment", "throughput", "totals", "latency",
+                                                      "schedule", "kinds", "groups", "tool", "two_phase"};
+  json sections = json::object();
+  double ops = doc.value("totals", json::object()).value("ops", 0.0);
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!it.value().is_object() || kNotResources.count(it.key())) continue;
+    std::map<std::string, double> leaves;
+    FlattenNumbers(it.key(), it.value(), &leaves);
+    json rows = json::array();
+    for (const auto& [k, val] : leaves) {
+      json row = {{"name", k.substr(it.key().size() + 1)}, {"value", val}};
+      auto has = [&](const char* part) { return k.find(part) != std::string::npos; };
+      // Counts and totals get a per-op ratio; figures that are ratios already do not.
+      bool per_op = (has("syscall") || has("bytes") || has("cpu_") || has("context_switches")) &&
+                    !has("per_op") && !has("amplification") && !has("ratio") && !has("_s_per") &&
+                    it.key() != "cache";  // residency is a state of the data set, not a cost of an op
+      if (per_op && ops > 0) row["per_op"] = val / ops;
+      rows.push_back(row);
+    }
+    for (auto s = it.value().begin(); s != it.value().end(); ++s)
+      if (s.value().is_string()) rows.push_back({{"name", s.key()}, {"text", s.value()}});
+    sections[it.key()] = rows;
+  }
+  return sections;
+}
+
+StatusOr<json> RunView(const std::string& path) {
+  auto parsed = ReadJsonFile(path);
+  if (!parsed.ok()) return parsed.status();
+  const json& doc = *parsed;
+  if (!IsRunDocument(doc))
+    return Status::Corruption(fmt::format("{}: not a storebench run result (expected schema {})", path, kRunSchema));
+  auto fail = [&](const Status& s) { return Status::Corruption(fmt::format("{}: {}", path, s.message())); };
+  json v = {{"name", fs::path(path).stem().string()}, {"path", path}, {"kind", "run"}};
+  double warmup_s = 0;
+  const json cfg = doc.value("config", json::object());
+  if (cfg.contains("warmup") && cfg["warmup"].is_string()) {
+    auto ns = ParseDurationNs(cfg["warmup"].get<std::string>(), "--warmup");
+    if (ns.ok()) warmup_s = static_cast<double>(*ns) / 1e9;
+  }
+  json phases = json::array();
+  if (doc.contains("two_phase") && doc["two_phase"].contains("phase1")) {
+    auto p1 = PhaseView(doc["two_phase"]["phase1"], doc, "phase 1: closed loop (capacity)", warmup_s);
+    if (!p1.ok()) return fail(p1.status());
+    phases.push_back(std::move(*p1));
+  }
+  auto main = PhaseView(doc, doc,
+                        doc.contains("two_phase") ? fmt::format("phase 2: open loop at {:.0f} ops/s",
+                                                                doc["two_phase"].value("target_ops_per_sec", 0.0))
+                                                  : "run",
+                        warmup_s);
+  if (!main.ok()) return fail(main.status());
+  phases.push_back(std::move(*main));
+  v["phases"] = phases;
+  v["summary"] = RunSummary(doc);
+  v["environment"] = doc.value("environment", json::object());
+  std::string cmd;
+  for (const auto& a : doc.value("command", json::array()))
+    if (a.is_string()) cmd += (cmd.empty() ? "" : " ") + ShellQuote(a.get<std::string>());
+  v["command_line"] = cmd;
+  v["config"] = cfg;
+  v["resources"] = ResourceSections(doc);
+  v["totals"] = doc.value("totals", json::object());
+  v["finished_at"] = doc.value("finished_at", "");
+  return v;
+}
+
+// An HdrHistogram interval log as one run: each tag a kind.
+StatusOr<json> HlogView(const std::string& path) {
+  auto log = ReadHistogramLogFile(path);
+  if (!log.ok()) return log.status();
+  std::vector<double> starts;
+  for (const auto& i : log->intervals) starts.push_back(i.start_s);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  std::map<double, size_t> row_of;
+  for (size_t r = 0; r < starts.size(); ++r) row_of[starts[r]] = r;
+  std::vector<std::string> tags = Tags(*log);
+  std::vector<double> length(starts.size(), 0);
+  std::map<std::string, std::vector<json>> tput;  // tag -> ops/s per row
+  std::vector<measure::Histogram> resp, serv;
+  measure::HistogramOptions opt = log->intervals.front().histogram.options();
+  for (const auto& i : log->intervals) opt.highest = std::max(opt.highest, i.histogram.options().highest);
+  resp.assign(starts.size(), measure::Histogram(opt));
+  serv.assign(starts.size(), measure::Histogram(opt));
+  for (const auto& i : log->intervals) {
+    size_t r = row_of[i.start_s];
+    length[r] = std::max(length[r], i.length_s);
+    MergeLenient(IsServiceTag(i.tag) ? &serv[r] : &resp[r], i.histogram);
+    if (IsServiceTag(i.tag)) continue;
+    auto& col = tput[i.tag.empty() ? "(untagged)" : i.tag];
+    col.resize(starts.size());
+    col[r] = i.length_s > 0 ? static_cast<double>(i.histogram.count()) / i.length_s : 0.0;
+  }
+  json phase = {{"label", "HdrHistogram log"}, {"warmup_s", 0}};
+  json t = json::array(), all = json::array();
+  json lat = {{"response", json::object()}, {"service", json::object()}};
+  bool have_service = std::any_of(tags.begin(), tags.end(), IsServiceTag);
+  for (size_t r = 0; r < starts.size(); ++r) {
+    t.push_back(starts[r] + length[r]);  // the end of the interval, as run documents give t_s
+    all.push_back(length[r] > 0 ? static_cast<double>(resp[r].count()) / length[r] : 0.0);
+    for (const char* which : {"response", "service"}) {
+      const measure::Histogram& h = std::string(which) == "response" || !have_service ? resp[r] : serv[r];
+      auto put = [&](const char* k, json value) { lat[which][k].push_back(h.count() ? value : json()); };
+      put("p50", h.ValueAtPercentile(50));
+      put("p99", h.ValueAtPercentile(99));
+      put("p999", h.ValueAtPercentile(99.9));
+      put("max", h.max());
+    }
+  }
+  json throughput = {{"all", all}};
+  if (tput.size() > 1)
+    for (auto& [tag, col] : tput) throughput[tag] = col;
+  phase["t"] = t;
+  phase["length"] = length;
+  phase["throughput"] = throughput;
+  phase["latency"] = lat;
+  phase["extra"] = json::object();
+  json spectrum = json::array();
+  for (const auto& tag : tags) {
+    measure::Histogram h = MergedTag(*log, tag);
+    if (h.count()) spectrum.push_back(Curve(tag.empty() ? "(untagged)" : tag, h));
+  }
+  phase["spectrum"] = spectrum;
+  LatencyPair merged = ResponseAndService(*log);
+  double span = starts.empty() ? 0 : starts.back() + length.back() - starts.front();
+  phase["ops_per_sec"] = span > 0 ? static_cast<double>(merged.response.count()) / span : 0.0;
+  json v = {{"name", fs::path(path).stem().string()}, {"path", path}, {"kind", "hlog"}, {"phases", {phase}}};
+  std::string tag_list;
+  for (const auto& tag : tags) tag_list += (tag_list.empty() ? "" : ", ") + (tag.empty() ? "(untagged)" : tag);
+  auto p = [&](double q) { return FormatDurationNs(static_cast<double>(merged.response.ValueAtPercentile(q))); };
+  v["summary"] = fmt::format("HdrHistogram log: {} intervals, tags {}: {} values, {:.0f} per second; p50 {}, p99 {}, "
+                             "p99.9 {}, max {}",
+                             starts.size(), tag_list, merged.response.count(), phase["ops_per_sec"].get<double>(),
+                             p(50), p(99), p(99.9), FormatDurationNs(static_cast<double>(merged.response.max())));
+  v["environment"] = {{"log start", log->start_time_s}};
+  v["command_line"] = "";
+  v["config"] = json::object();
+  v["resources"] = json::object();
+  return v;
+}
+
+StatusOr<json> OperandView(const std::string& path) {
+  if (fs::path(path).extension() == ".hlog") return HlogView(path);
+  return RunView(path);
+}
+
+// A series' spectra: the merge of its runs' last phases.
+json SeriesSpectrum(const std::vector<std::string>& paths) {
+  json curves = json::array();
+  for (const char* which : {"response", "service"}) {
+    std::optional<measure::Histogram> merged;
+    for (const auto& p : paths) {
+      std::optional<measure::Histogram> h;
+      if (fs::path(p).extension() == ".hlog") {
+        auto log = ReadHistogramLogFile(p);
+        if (!log.ok()) continue;
+        LatencyPair lp = ResponseAndService(*log);
+        h = std::string(which) == "response" ? lp.response : lp.service;
+      } else {
+        auto doc = ReadJsonFile(p);
+        if (!doc.ok()) continue;
+        auto hh = HistogramAt(doc->value("latency", json::object()).value(which, json()), which);
+        if (hh.ok()) h = std::move(*hh);
+      }
+      if (!h) continue;
+      if (!merged) merged = std::move(*h);
+      else MergeLenient(&*merged, *h);
+    }
+    if (merged && merged->count()) curves.push_back(Curve(which, *merged));
+  }
+  return curves;
+}
+
+}  // namespace
+
+StatusOr<json> BuildReportModel(const std::vector<std::string>& operands, const HtmlReportOptions& options) {
+  if (operands.empty()) return Status::InvalidArgument("report: give a run result, several, a matrix directory or a .hlog");
+  json series = json::array();
+  std::vector<std::string> compare_operands;
+  bool matrix = false;
+  for (const auto& op : operands) {
+    if (fs::is_directory(op)) {
+      auto input = LoadCompareInput({op});
+      if (!input.ok()) return input.status();
+      // The matrix manifest names each variant's files; LoadCompareInput kept their paths.
+      for (const auto& g : input->groups) {
+        json runs = json::array();
+        std::vector<std::string> paths;
+        for (const auto& r : g.runs) {
+          auto v = OperandView(r.path);
+          if (!v.ok()) return v.status();
+          runs.push_back(std::move(*v));
+          paths.push_back(r.path);
+        }
+        series.push_back({{"name", g.name}, {"runs", runs}, {"spectrum", SeriesSpectrum(paths)}});
+      }
+      matrix = true;
+      compare_operands.push_back(op);
+      continue;
+    }
+    auto v = OperandView(op);
+    if (!v.ok()) return v.status();
+    std::string name = (*v)["name"];
+    series.push_back({{"name", name}, {"runs", {*v}}, {"spectrum", SeriesSpectrum({op})}});
+    compare_operands.push_back(op);
+  }
+  json model = {{"series", series}, {"tool", "storebench report"}};
+  size_t runs = 0;
+  for (const auto& s : series) runs += s["runs"].size();
+  model["mode"] = matrix ? "matrix" : (series.size() > 1 ? "overlay" : "single");
+  model["compare"] = nullptr;
+  std::string summary;
+  if (series.size() >= 2) {
+    auto input = LoadCompareInput(compare_operands);
+    if (!input.ok()) return input.status();
+    auto cmp = Compare(*input, options.compare);
+    if (cmp.ok()) {
+      model["compare"] = {{"text", cmp->text}, {"json", cmp->json}};
+      for (const auto& c : cmp->json["comparisons"]) {
+        std::string p99 = c.contains("latency") && c["latency"].contains("p99")
+                              ? c["latency"]["p99"].value("verdict", "")
+                              : "";
+        summary += fmt::format("{}{}: {}{}", summary.empty() ? "" : " · ", c.value("name", ""),
+                               c["throughput"].value("verdict", ""), p99.empty() ? "" : "; p99: " + p99);
+      }
+      summary = fmt::format("vs {}: {}", cmp->json.value("baseline", ""), summary);
+    } else {
+      model["compare"] = {{"text", "not compared: " + cmp.status().message()}, {"json", nullptr}};
+    }
+  } else if (runs == 1) {
+    summary = series[0]["runs"][0].value("summary", "");
+  }
+  model["summary"] = summary;
+  std::string title = options.title;
+  if (title.empty()) {
+    if (matrix) title = "storebench matrix: " + fs::path(operands.front()).filename().string();
+    else if (series.size() > 1) title = fmt::format("storebench: {} runs overlaid", series.size());
+    else title = "storebench: " + series[0].value("name", std::string());
+  }
+  model["title"] = title;
+  return model;
+}
+
+namespace {
+
+std::string EscapeHtml(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// JSON inside a <script> element: "</" would end the element early.
+std::string ScriptSafeJson(const json& j) {
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') out += "<\\";
+    else out += s[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::string> RenderHtmlReport(const json& model, const HtmlReportOptions& options) {
+  auto chart = ReadTextFile(options.chart_js_path);
+  if (!chart.ok())
+    return Status::IOError(fmt::format("report: Chart.js is missing at {} (install Debian's {}: scripts/setup.sh or "
+                                        "apt-get install {}): {}",
+                                        options.chart_js_path, kChartJsPackage, kChartJsPackage, chart.status().message()));
+  if (chart->find("</script") != std::string::npos)
+    return Status::Corruption(fmt::format("report: {} contains '</script' and cannot be inlined", options.chart_js_path));
+  std::string title = EscapeHtml(model.value("title", "storebench report"));
+  std::string html;
+  html.reserve(chart->size() + kReportScript.size() + 65536);
+  html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  html += "<meta name=\"generator\" content=\"storebench report\">\n<title>" + title + "</title>\n<style>\n";
+  html += kReportStyle;
+  html += "</style>\n</head>\n<body>\n<header><h1>" + title + "</h1>\n<p class=\"summary\" id=\"sb-summary\">" +
+          EscapeHtml(model.value("summary", "")) + "</p></header>\n<main id=\"sb-main\"></main>\n";
+  html += "<pre id=\"sb-errors\" hidden></pre>\n";
+  // Errors are recorded from the first script on, so a failure inside the
+  // charting library is reported too.
+  html += "<script>window.sbErrors=[];window.addEventListener('error',function(e){window.sbErrors.push(String(e.message)+"
+          "' at '+(e.filename||'')+':'+(e.lineno||''));var p=document.getElementById('sb-errors');if(p){p.hidden=false;"
+          "p.textContent=window.sbErrors.join('\\n');}});</script>\n";
+  html += "<script>/* Chart.js from Debian's " + std::string(kChartJsPackage) + " (" + options.chart_js_path + ") */\n";
+  html += *chart;
+  html += "\n</script>\n<script type=\"application/json\" id=\"sb-data\">";
+  html += ScriptSafeJson(model);
+  html += "</script>\n<script>\n";
+  html += kReportScript;
+  html += "\n</script>\n</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace storebench::report

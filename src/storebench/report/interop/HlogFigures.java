@@ -1,0 +1,83 @@
+// The HdrHistogram Java library's view of an interval log, for hdr_interop_test:
+//   java HlogFigures read FILE.hlog [HGRM_OUT]  per tag (merged): count p50 p99 p99.9 max (ns, see atRank);
+//                                              HGRM_OUT: outputPercentileDistribution of all tags merged, in µs
+//   java HlogFigures write FILE.hlog           writes a 5-interval log (tag "get", seeded values) with
+//                                              HistogramLogWriter and prints the same figures for it
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
+import org.HdrHistogram.HistogramIterationValue;
+import org.HdrHistogram.HistogramLogWriter;
+
+public class HlogFigures {
+  // The value at rank ceil(p/100 * count), as storebench ranks. HdrHistogram's
+  // getValueAtPercentile first takes one ulp off p, so where p/100 * count
+  // rounds just above an integer (p99.9 of 100000 values: 99900.00000000001)
+  // it answers for the rank below; walking the buckets here compares the two
+  // libraries' histograms rather than their rank conventions.
+  static long atRank(Histogram h, double p) {
+    long rank = Math.max(1, (long) Math.ceil(p / 100.0 * h.getTotalCount()));
+    long seen = 0;
+    for (HistogramIterationValue v : h.recordedValues()) {
+      seen += v.getCountAtValueIteratedTo();
+      if (seen >= rank) return h.highestEquivalentValue(v.getValueIteratedTo());
+    }
+    return h.getMaxValue();
+  }
+
+  static void print(String tag, Histogram h) {
+    System.out.printf(Locale.US, "%s %d %d %d %d %d%n", tag.isEmpty() ? "-" : tag, h.getTotalCount(),
+        atRank(h, 50), atRank(h, 99), atRank(h, 99.9), h.getMaxValue());
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args[0].equals("read")) {
+      HistogramLogReader reader = new HistogramLogReader(args[1]);
+      Map<String, Histogram> byTag = new LinkedHashMap<>();
+      Histogram all = null;
+      EncodableHistogram e;
+      while ((e = reader.nextIntervalHistogram()) != null) {
+        Histogram h = (Histogram) e;
+        String tag = h.getTag() == null ? "" : h.getTag();
+        if (byTag.containsKey(tag)) byTag.get(tag).add(h); else byTag.put(tag, h.copy());
+        if (!tag.endsWith(".service")) {
+          if (all == null) all = h.copy(); else all.add(h);
+        }
+      }
+      for (Map.Entry<String, Histogram> t : byTag.entrySet()) print(t.getKey(), t.getValue());
+      if (args.length > 2) {
+        try (PrintStream out = new PrintStream(new FileOutputStream(args[2]))) {
+          all.outputPercentileDistribution(out, 1000.0);
+        }
+      }
+    } else {
+      long start = 1_700_000_000_000L;
+      Random rnd = new Random(42);
+      Histogram total = new Histogram(3_600_000_000_000L, 3);
+      try (PrintStream out = new PrintStream(new FileOutputStream(args[1]))) {
+        HistogramLogWriter w = new HistogramLogWriter(out);
+        w.outputLogFormatVersion();
+        w.outputStartTime(start);
+        w.setBaseTime(start);
+        w.outputBaseTime(start);
+        w.outputLegend();
+        for (int i = 0; i < 5; i++) {
+          Histogram iv = new Histogram(3_600_000_000_000L, 3);
+          for (int k = 0; k < 20000; k++) iv.recordValue((long) Math.exp(9 + 1.5 * rnd.nextGaussian()));
+          iv.setStartTimeStamp(start + i * 1000L);
+          iv.setEndTimeStamp(start + (i + 1) * 1000L);
+          iv.setTag("get");
+          w.outputIntervalHistogram(iv);
+          total.add(iv);
+        }
+      }
+      print("get", total);
+    }
+  }
+}
