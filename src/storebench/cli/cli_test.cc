@@ -111,6 +111,32 @@ TEST_F(Cli, AHogOnTheWorkersCpuIsReportedAsTheClientsTail) {
   EXPECT_NE(o.out.find("on the run queue"), std::string::npos) << o.out;
 }
 
+TEST_F(Cli, RunWritesHdrHistogramLogsAndAnHtmlReport) {
+  auto hlog = dir_ / "r.hlog", hgrm = dir_ / "r.hgrm", html = dir_ / "r.html", json = dir_ / "r.json";
+  Outcome o = Run("run --backend null --threads 2 --ops 50k --interval 20ms --schedule constant:100000 --quiet --json " +
+                  json.string() + " --hlog " + hlog.string() + " --hgrm " + hgrm.string() + " --html " + html.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(json));
+  const std::string log = Slurp(hlog);
+  EXPECT_EQ(log.rfind("#[Histogram log format version", 0), 0u) << log.substr(0, 200);
+  // One response and one service line per interval with ops.
+  size_t lines = 0, with_ops = 0;
+  for (const char* tag : {"\nTag=op,", "\nTag=op.service,"})
+    for (size_t p = log.find(tag); p != std::string::npos; p = log.find(tag, p + 1)) ++lines;
+  for (const auto& i : doc["intervals"]) with_ops += i["ops"].get<uint64_t>() > 0;
+  EXPECT_EQ(lines, 2 * with_ops);
+  EXPECT_NE(Slurp(hgrm).find("Percentile"), std::string::npos);
+  const std::string page = Slurp(html);
+  EXPECT_NE(page.find("<html"), std::string::npos);
+  // The log is readable by storebench's own .hlog reader: compare takes it with the same op count.
+  Outcome c = Run("report --hgrm " + (dir_ / "again.hgrm").string() + " " + hlog.string());
+  EXPECT_EQ(c.code, 0) << c.err;
+  // Two outputs on one file are refused before the run.
+  o = Run("run --backend null --ops 10 --json " + json.string() + " --hlog " + json.string());
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--hlog: the same file as --json"), std::string::npos) << o.err;
+}
+
 TEST_F(Cli, VersionNamesTheBuild) {
   Outcome o = Run("--version");
   ASSERT_EQ(o.code, 0) << o.err;

@@ -17,6 +17,7 @@
 #include "storebench/cli/run_command.h"
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
+#include "storebench/report/html_report.h"
 #include "storebench/report/result.h"
 
 extern char** environ;
@@ -220,6 +221,7 @@ void AddMatrixFlags(CLI::App* app, MatrixFlags* f) {
       ->capture_default_str();
   app->add_option("--seed", f->seed, "seed of --order random")->capture_default_str();
   app->add_option("--cache-reset", f->cache_reset, "shell command run before every run, e.g. to drop the page cache");
+  app->add_option("--html", f->html_path, "after the grid, write its self-contained HTML report here");
   app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null --duration 5s");
   AddComparisonFlags(app, &f->compare);
 }
@@ -250,6 +252,8 @@ std::vector<std::string> VariantRunArgs(const MatrixVariant& v, const std::vecto
 
 int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   if (f.repeat < 1 || f.repeat > 10000) return ReportError(Status::InvalidArgument("--repeat: expected a whole number from 1 to 10000"));
+  if (!f.html_path.empty())
+    if (Status s = CheckOutputPath(f.html_path, "--html"); !s.ok()) return ReportError(s);
   if (f.order != "interleaved" && f.order != "random")
     return ReportError(Status::InvalidArgument(fmt::format("--order: expected interleaved or random; got '{}'", f.order)));
   if (auto o = BuildCompareOptions(f.compare); !o.ok()) return ReportError(o.status());
@@ -324,7 +328,16 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   std::printf("\n");
   auto input = report::LoadCompareInput({f.out});
   if (!input.ok()) return ReportError(input.status());
-  return PrintComparison(*input, f.compare);
+  const int rc = PrintComparison(*input, f.compare);
+  if (!f.html_path.empty()) {
+    report::HtmlReportOptions options;
+    auto model = report::BuildReportModel({f.out}, options);
+    if (!model.ok()) return ReportError(model.status());
+    auto page = report::RenderHtmlReport(*model, options);
+    if (!page.ok()) return ReportError(page.status());
+    if (Status s = WriteFileAtomically(f.html_path, *page); !s.ok()) return ReportError(s);
+  }
+  return rc;
 }
 
 }  // namespace storebench::cli

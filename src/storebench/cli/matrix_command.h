@@ -29,6 +29,7 @@ struct MatrixFlags {
   uint64_t seed = 1;
   std::string cache_reset;
   std::vector<std::string> run_args;  // after `--`
+  std::string html_path;              // --html: the report of the grid, written after it
   CompareFlags compare;
 };
 

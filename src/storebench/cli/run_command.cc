@@ -11,7 +11,10 @@
 #include "storebench/base/atomic_file.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
+#include "storebench/report/hgrm.h"
+#include "storebench/report/html_report.h"
 #include "storebench/report/result.h"
+#include "storebench/report/run_histograms.h"
 
 namespace storebench::cli {
 namespace {
@@ -68,6 +71,37 @@ void AddCoreOptions(CLI::App* app, OptionValues* values, bool prepare) {
   }
 }
 
+// --hlog and --hgrm, from the typed result.
+Status WriteHistogramFiles(const job::Outputs& out, const driver::RunResult& r) {
+  if (!out.hlog_path.empty()) {
+    auto log = report::RunResultHistogramLog(r);
+    if (!log.ok()) return log.status();
+    STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(out.hlog_path, *log));
+  }
+  if (!out.hgrm_path.empty() && r.total)
+    STOREBENCH_RETURN_IF_ERROR(
+        WriteFileAtomically(out.hgrm_path, report::PercentileDistribution(r.total->AllResponse(), 1e3)));
+  return Status::Ok();
+}
+
+// --html: the report page of this one run, made from its result document.
+Status WriteHtmlReport(const job::Outputs& out, const nlohmann::json& doc) {
+  std::string source = out.json_path;
+  const bool temporary = source.empty();
+  if (temporary) {
+    source = out.html_path + ".run." + std::to_string(getpid()) + ".json";
+    STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(source, doc.dump() + "\n"));
+  }
+  report::HtmlReportOptions options;
+  options.title = out.title;
+  auto model = report::BuildReportModel({source}, options);
+  if (temporary) ::unlink(source.c_str());
+  if (!model.ok()) return model.status();
+  auto page = report::RenderHtmlReport(*model, options);
+  if (!page.ok()) return page.status();
+  return WriteFileAtomically(out.html_path, *page);
+}
+
 }  // namespace
 
 int ReportError(const Status& status) {
@@ -86,6 +120,14 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
                   "iodepth=D,ops=N");
   app->add_option("--json", j.outputs.json_path, "write the result document (JSON) here")->group("Outputs");
   app->add_option("--csv", j.outputs.csv_path, "write the interval timeline (CSV) here")->group("Outputs");
+  app->add_option("--html", j.outputs.html_path, "write a self-contained HTML report of the run here")
+      ->group("Outputs");
+  app->add_option("--hlog", j.outputs.hlog_path,
+                  "write the interval histograms as an HdrHistogram interval log (one tag per op kind) here")
+      ->group("Outputs");
+  app->add_option("--hgrm", j.outputs.hgrm_path,
+                  "write the response-time percentile distribution in HdrHistogram's .hgrm form (microseconds) here")
+      ->group("Outputs");
   app->add_option("--title", j.outputs.title, "title of the human summary")->group("Outputs");
   app->add_flag("--quiet", j.outputs.quiet, "no progress line and no summary")->group("Outputs");
   app->add_option("--job", f->job_file,
@@ -131,10 +173,17 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   const job::Outputs& out = j.outputs;
   if (!out.json_path.empty())
     if (Status s = CheckOutputPath(out.json_path, "--json"); !s.ok()) return ReportError(s);
-  if (!out.csv_path.empty())
-    if (Status s = CheckOutputPath(out.csv_path, "--csv"); !s.ok()) return ReportError(s);
-  if (!out.json_path.empty() && out.json_path == out.csv_path)
-    return ReportError(Status::InvalidArgument("--csv: the same file as --json; give two files"));
+  const std::vector<std::pair<const char*, const std::string*>> files = {
+      {"--json", &out.json_path}, {"--csv", &out.csv_path}, {"--html", &out.html_path},
+      {"--hlog", &out.hlog_path}, {"--hgrm", &out.hgrm_path}};
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].second->empty()) continue;
+    if (Status s = CheckOutputPath(*files[i].second, files[i].first); !s.ok()) return ReportError(s);
+    for (size_t k = 0; k < i; ++k)
+      if (*files[k].second == *files[i].second)
+        return ReportError(Status::InvalidArgument(
+            fmt::format("{}: the same file as {}; give each output its own file", files[i].first, files[k].first)));
+  }
 
   const bool tty = isatty(STDOUT_FILENO) && !out.quiet;
   job::RunHooks hooks;
@@ -165,6 +214,9 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
     if (Status s = WriteFileAtomically(out.json_path, doc->dump(1) + "\n"); !s.ok()) return ReportError(s);
   if (!out.csv_path.empty())
     if (Status s = WriteFileAtomically(out.csv_path, report::IntervalCsv(result->run)); !s.ok()) return ReportError(s);
+  if (Status s = WriteHistogramFiles(out, result->run); !s.ok()) return ReportError(s);
+  if (!out.html_path.empty())
+    if (Status s = WriteHtmlReport(out, *doc); !s.ok()) return ReportError(s);
   if (result->run.interrupted) return kExitInterrupted;
   return result->failure.ok() ? kExitOk : ReportError(result->failure);
 }

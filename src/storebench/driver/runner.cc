@@ -1,6 +1,7 @@
 #include "storebench/driver/runner.h"
 
 #include <sched.h>
+#include <time.h>
 
 #include <algorithm>
 #include <optional>
@@ -48,6 +49,13 @@ void FoldInto(IntervalStats* a, const IntervalStats& b) {
                             std::pair{&a->service_histogram, &b.service_histogram}}) {
     auto x = measure::Histogram::Decode(*into), y = measure::Histogram::Decode(*from);
     if (x.ok() && y.ok() && x->Merge(*y).ok()) *into = x->Encode();
+  }
+  for (auto [into, from] : {std::pair{&a->kind_response_histograms, &b.kind_response_histograms},
+                            std::pair{&a->kind_service_histograms, &b.kind_service_histograms}}) {
+    for (size_t k = 0; k < into->size() && k < from->size(); ++k) {
+      auto x = measure::Histogram::Decode((*into)[k]), y = measure::Histogram::Decode((*from)[k]);
+      if (x.ok() && y.ok() && x->Merge(*y).ok()) (*into)[k] = x->Encode();
+    }
   }
   if (auto h = measure::Histogram::Decode(a->response_histogram); h.ok()) a->response = PercentilesOf(*h);
   if (auto h = measure::Histogram::Decode(a->service_histogram); h.ok()) a->service = PercentilesOf(*h);
@@ -267,6 +275,12 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   }
   backend.MeasureStarted();
   accounting.MeasureStarted();
+  {
+    timespec wall{};
+    clock_gettime(CLOCK_REALTIME, &wall);
+    result.measure_start_epoch_s = static_cast<double>(wall.tv_sec) + static_cast<double>(wall.tv_nsec) / 1e9 -
+                                   static_cast<double>(clock.NowNs() - timing.measure_start_ns) / 1e9;
+  }
   HiccupMeter hiccups(config.histogram, config.hiccup_period_ns ? config.hiccup_period_ns : 1'000'000);
   if (config.hiccup_period_ns) hiccups.Start(others);
   // Run-queue wait per interval: each worker's schedstat, read by this thread.
@@ -313,6 +327,10 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     st.service = PercentilesOf(service);
     st.response_histogram = response.Encode();
     st.service_histogram = service.Encode();
+    for (const measure::KindSample& ks : interval.kinds()) {
+      st.kind_response_histograms.push_back(ks.response.Encode());
+      st.kind_service_histograms.push_back(ks.service.Encode());
+    }
     st.group_ops.assign(config.groups.size(), 0);
     for (size_t k = 0; k < result.layout.kinds.size(); ++k) {
       size_t gi = static_cast<size_t>(std::upper_bound(result.group_first_kind.begin(), result.group_first_kind.end(),

@@ -50,6 +50,8 @@ struct IntervalStats {
   // The interval's histograms, lossless (Histogram::Encode()), so intervals of
   // several processes merge exactly.
   std::string response_histogram, service_histogram;
+  // Per op kind (RunResult::layout.kinds), lossless: for per-kind logs (.hlog tags).
+  std::vector<std::string> kind_response_histograms, kind_service_histograms;
   bool warmup = false;  // a progress tick during warm-up (not part of the results)
   measure::MetricSet backend;  // Backend::IntervalFigures() at the interval's end
 };
@@ -73,6 +75,7 @@ struct RunResult {
   // The platform hiccup meter's lateness over the measured window (hiccup.h).
   std::optional<measure::Histogram> hiccups;
   uint64_t wakeup_latency_ns = 0;  // measured at start-up (threads.h)
+  double measure_start_epoch_s = 0;  // wall-clock time when the measured window began
   uint64_t spin_ns = 0;            // how close to an arrival workers spun instead of sleeping
 };
 

@@ -49,6 +49,9 @@ const OptionTable<CoreOptions>& CoreOptionTable();
 struct Outputs {
   std::string json_path;
   std::string csv_path;
+  std::string html_path;  // a self-contained HTML report of the run
+  std::string hlog_path;  // HdrHistogram interval log
+  std::string hgrm_path;  // HdrHistogram percentile distribution of the response time
   std::string title;
   bool quiet = false;
 };

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <fmt/format.h>
 
+#include "storebench/driver/runner.h"
 #include "storebench/report/hgrm.h"
 
 namespace storebench::report {
@@ -52,6 +53,27 @@ StatusOr<std::string> RunPercentileDistribution(const nlohmann::json& doc, const
                        "latency." + which);
   if (!h.ok()) return h.status();
   return PercentileDistribution(*h, unit_ratio);
+}
+
+}  // namespace storebench::report
+
+namespace storebench::report {
+
+StatusOr<std::string> RunResultHistogramLog(const driver::RunResult& r) {
+  std::vector<HlogInterval> lines;
+  for (const driver::IntervalStats& st : r.intervals) {
+    for (size_t k = 0; k < st.kind_response_histograms.size() && k < r.layout.kinds.size(); ++k) {
+      for (bool service : {false, true}) {
+        const std::string& text = service ? st.kind_service_histograms[k] : st.kind_response_histograms[k];
+        auto h = measure::Histogram::Decode(text);
+        if (!h.ok()) return h.status();
+        if (h->count() == 0) continue;
+        lines.push_back({st.t_s - st.length_s, st.length_s,
+                         r.layout.kinds[k] + (service ? kServiceTagSuffix : ""), std::move(*h)});
+      }
+    }
+  }
+  return WriteHistogramLog(r.measure_start_epoch_s, lines);
 }
 
 }  // namespace storebench::report

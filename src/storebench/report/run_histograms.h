@@ -36,3 +36,17 @@ StatusOr<std::string> RunPercentileDistribution(const nlohmann::json& doc, const
                                                 double unit_ratio);
 
 }  // namespace storebench::report
+
+namespace storebench::driver {
+struct RunResult;
+}
+
+namespace storebench::report {
+
+// The interval log of a measured run, one line per interval and op kind:
+// the kind's response histogram tagged with the kind ("group/kind" with
+// several groups), its service histogram with "KIND.service"; intervals and
+// kinds without ops are left out. For `run --hlog`.
+StatusOr<std::string> RunResultHistogramLog(const driver::RunResult& result);
+
+}  // namespace storebench::report
