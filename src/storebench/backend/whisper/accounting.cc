@@ -120,9 +120,7 @@ nlohmann::json RunAccounting::Json(const Dataset& dataset, const WhisperOptions&
       "pages the data syscalls looked up (one per syscall + bytes moved / 4 KiB)";
   nlohmann::json w = {
       {"workload", WorkloadName(o.workload)},
-      {"io_mode", o.io.mode == whisper::IoMode::kExact      ? "exact"
-                  : o.io.mode == whisper::IoMode::kBuffered ? "buffered"
-                                                            : "python"},
+      {"io_mode", whisper::IoModeName(o.io.mode)},
       {"buffer_bytes", o.io.mode == whisper::IoMode::kBuffered ? o.io.buffer_size : 0},
       {"fadvise_random", o.io.fadvise_random},
       {"header_cache", o.header_cache},

@@ -43,6 +43,8 @@ std::string IoModeName(const whisper::IoOptions& io) {
   switch (io.mode) {
     case whisper::IoMode::kExact:
       return "exact (pread/pwrite of the bytes needed)";
+    case whisper::IoMode::kMinimal:
+      return "minimal (each range read once, one pwrite per changed range)";
     case whisper::IoMode::kBuffered:
       return fmt::format("buffered {} (Python file object)", FormatBytes(static_cast<double>(io.buffer_size)));
     case whisper::IoMode::kPythonUnbuffered:
@@ -120,11 +122,14 @@ StatusOr<WhisperOptions> ParseWhisperOptions(const OptionValues& v) {
       return Status::InvalidArgument("--io python: whisper.py 1.1.4 is unbuffered; drop --buffer (or use --io exact "
                                      "--buffer N for Python's buffered file object)");
     o.io.mode = whisper::IoMode::kPythonUnbuffered;
+  } else if (mode == "minimal") {
+    if (buffer != 0) return Status::InvalidArgument("--io minimal: reads and writes whole ranges itself; drop --buffer");
+    o.io.mode = whisper::IoMode::kMinimal;
   } else if (mode.empty() || mode == "exact") {
     o.io.mode = buffer == 0 ? whisper::IoMode::kExact : whisper::IoMode::kBuffered;
     o.io.buffer_size = buffer == 0 ? o.io.buffer_size : static_cast<size_t>(buffer);
   } else {
-    return Status::InvalidArgument(fmt::format("--io: expected exact | python; got '{}'", mode));
+    return Status::InvalidArgument(fmt::format("--io: expected exact | minimal | python; got '{}'", mode));
   }
   o.io.fadvise_random = OptionValue(v, "fadvise-random") == "1";
   o.io.lock = OptionValue(v, "lock") == "1";
@@ -146,8 +151,10 @@ std::vector<OptionSpec> WhisperOptionSpecs() {
       {"points-per-update", "whisper: K points per metric per carbon flush (one update_many)", "10", false},
       {"buffer", "whisper: 0 = exact-size pread/pwrite; 4k, 8k = Python's buffered file object of that size", "0",
        false},
-      {"io", "whisper: exact (with --buffer) | python (whisper.py 1.1.4's unbuffered lseek+read/write)", "exact",
-       false},
+      {"io",
+       "whisper: exact (with --buffer) | minimal (each range read once, one pwrite per range) | python (whisper.py "
+       "1.1.4's unbuffered lseek+read/write)",
+       "exact", false},
       {"fetch-range", "whisper fetch: time range of one fetch, e.g. 1h, 1d", "1h", false},
       {"mix-update-ratio", "whisper mixed: fraction of ops that are updates (the rest fetch)", "0.9", false},
       {"metric-dist", "whisper: which metrics ops touch: uniform | zipfian[:θ] | hotspot:a,b | …", "uniform", false},

@@ -41,7 +41,7 @@ struct WhisperOptions {
   file::CacheState cache = file::CacheState::kAsIs;
 };
 
-// "exact", "buffered 8.0 KiB", "python (whisper.py 1.1.4, unbuffered)".
+// "exact (...)", "minimal (...)", "buffered 8.0 KiB (...)", "python (whisper.py 1.1.4: ...)": for the summary.
 std::string IoModeName(const whisper::IoOptions& io);
 
 // Parses the backend's option values (defaults already filled in); InvalidArgument names the flag.
