@@ -47,18 +47,26 @@ std::pair<uint64_t, uint64_t> SpanOf(const ArchiveInfo& higher, uint32_t base, c
   return {first - higher.offset, span};
 }
 
+// Two reads become one when at most this many bytes lie between them: copying
+// them costs less than another pread (they are in the page cache or on the
+// same pages as the bytes read anyway).
+bool Joinable(uint64_t end, uint64_t next_begin) {
+  constexpr uint64_t kMaxGap = 512;
+  return next_begin <= end + kMaxGap;
+}
+
 // kMinimal only: loads every range of `higher` that propagating `intervals` into
-// `lower` will read, one pread per contiguous range (spans closer than a page are
-// read as one), plus lower's base point when it lies within a page of one of them;
-// so that Propagate() reads each byte once, whatever the number of intervals.
+// `lower` will read, one pread per contiguous range (see Joinable), plus
+// lower's base point when it can join one of them; so that Propagate() reads each
+// byte once, whatever the number of intervals.
 Status PrefetchSpans(WhisperFile& f, const ArchiveInfo& higher, const ArchiveInfo& lower,
                      const std::vector<int64_t>& intervals) {
   if (!f.plans_reads() || intervals.empty()) return Status::Ok();
-  constexpr uint64_t kGap = 4096;
   uint8_t buf[kPointSize];
   STOREBENCH_RETURN_IF_ERROR(f.PeekAt(higher.offset, buf, sizeof(buf)));
   const uint32_t base = DecodePoint(buf).timestamp;
   std::vector<std::pair<uint64_t, uint64_t>> pieces;  // [begin, end) file offsets
+  pieces.reserve(intervals.size() + 2);
   for (int64_t lower_start : intervals) {
     auto [at, len] = SpanOf(higher, base, lower, lower_start);
     len = std::min(len, higher.size_bytes());
@@ -69,16 +77,17 @@ Status PrefetchSpans(WhisperFile& f, const ArchiveInfo& higher, const ArchiveInf
   std::sort(pieces.begin(), pieces.end());
   std::vector<std::pair<uint64_t, uint64_t>> merged = {pieces.front()};
   for (const auto& p : pieces) {
-    if (p.first <= merged.back().second + kGap) {
+    if (Joinable(merged.back().second, p.first)) {
       merged.back().second = std::max(merged.back().second, p.second);
     } else {
       merged.push_back(p);
     }
   }
-  const uint64_t lower_base = lower.offset;
+  // Lower's base point follows higher's last byte in the file (or precedes its first).
+  const uint64_t lower_base = lower.offset, lower_base_end = lower.offset + kPointSize;
   for (auto& [begin, end] : merged) {
-    if (lower_base >= begin && lower_base <= end + kGap) end = std::max(end, lower_base + kPointSize);
-    if (lower_base + kPointSize + kGap >= begin && lower_base < begin) begin = lower_base;
+    if (lower_base >= end && Joinable(end, lower_base)) end = lower_base_end;
+    if (lower_base_end <= begin && Joinable(lower_base_end, begin)) begin = lower_base;
     STOREBENCH_RETURN_IF_ERROR(f.Prefetch(begin, end - begin));
   }
   return Status::Ok();
