@@ -169,6 +169,8 @@ class WhisperFile {
   struct Extent {
     std::vector<uint8_t> bytes;
     uint64_t dirty_begin = 0, dirty_end = 0;  // file offsets; empty when equal
+    // Widens the changed span to cover [begin, end).
+    void MarkDirty(uint64_t begin, uint64_t end);
   };
   // Adds bytes at `offset`; where the image already has bytes, `data` wins if `overwrite`.
   void Merge(uint64_t offset, const uint8_t* data, size_t n, bool overwrite, bool dirty);

@@ -16,6 +16,13 @@
 
 namespace storebench::whisper {
 
+void WhisperFile::Extent::MarkDirty(uint64_t begin, uint64_t end) {
+  if (begin == end) return;
+  const bool clean = dirty_begin == dirty_end;
+  dirty_begin = clean ? begin : std::min(dirty_begin, begin);
+  dirty_end = clean ? end : std::max(dirty_end, end);
+}
+
 void WhisperFile::Merge(uint64_t offset, const uint8_t* data, size_t n, bool overwrite, bool dirty) {
   if (n == 0) return;
   uint64_t begin = offset, end = offset + n;
@@ -36,32 +43,20 @@ void WhisperFile::Merge(uint64_t offset, const uint8_t* data, size_t n, bool ove
     e.bytes.resize(end - begin);
     const uint64_t from = overwrite ? offset : std::max(offset, old_end);
     if (offset + n > from) std::memcpy(e.bytes.data() + (from - begin), data + (from - offset), offset + n - from);
-    if (dirty) {
-      const bool clean = e.dirty_begin == e.dirty_end;
-      e.dirty_begin = clean ? offset : std::min(e.dirty_begin, offset);
-      e.dirty_end = clean ? offset + n : std::max(e.dirty_end, offset + n);
-    }
+    if (dirty) e.MarkDirty(offset, offset + n);
     return;
   }
   Extent merged;
   merged.bytes.resize(end - begin);
   merged.dirty_begin = merged.dirty_end = begin;
-  auto add_dirty = [&merged](uint64_t b, uint64_t e) {
-    if (b == e) return;
-    if (merged.dirty_begin == merged.dirty_end) {
-      merged.dirty_begin = b, merged.dirty_end = e;
-    } else {
-      merged.dirty_begin = std::min(merged.dirty_begin, b), merged.dirty_end = std::max(merged.dirty_end, e);
-    }
-  };
   if (!overwrite) std::memcpy(merged.bytes.data() + (offset - begin), data, n);
   for (auto it = first; it != last; ++it) {
     const Extent& e = it->second;
     std::memcpy(merged.bytes.data() + (it->first - begin), e.bytes.data(), e.bytes.size());
-    add_dirty(e.dirty_begin, e.dirty_end);
+    merged.MarkDirty(e.dirty_begin, e.dirty_end);
   }
   if (overwrite) std::memcpy(merged.bytes.data() + (offset - begin), data, n);
-  if (dirty) add_dirty(offset, offset + n);
+  if (dirty) merged.MarkDirty(offset, offset + n);
   image_.erase(first, last);
   image_.emplace(begin, std::move(merged));
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -118,6 +119,52 @@ TEST(MinimalIoTest, CarbonFlushesStayWithinTheSchemaFloor) {
       EXPECT_LT(f.minimal, f.exact) << schema << " K=" << k;
     }
   }
+}
+
+// The image on its own: reads see earlier writes, a range read in pieces costs one
+// pread once prefetched, bytes already held win over bytes read later, each
+// contiguous changed range is one pwrite, and a read past the end is Corruption.
+TEST(MinimalIoTest, ImageReadsWritesAndFlushes) {
+  const std::string path = ::testing::TempDir() + "minimal_image.bin";
+  ::unlink(path.c_str());
+  {
+    std::ofstream out(path, std::ios::binary);
+    for (int i = 0; i < 1000; ++i) out.put(static_cast<char>(i % 251));
+  }
+  IoOptions io;
+  io.mode = IoMode::kMinimal;
+  io.check_file_size = false;
+  StatusOr<std::unique_ptr<WhisperFile>> f = WhisperFile::Open(path, OpenMode::kReadWrite, io);
+  ASSERT_TRUE(f.ok());
+  WhisperFile& w = **f;
+  const uint8_t x[4] = {0xee, 0xee, 0xee, 0xee};
+  ASSERT_TRUE(w.WriteAt(100, x, 4).ok());
+  ASSERT_TRUE(w.WriteAt(110, x, 4).ok());
+  EXPECT_EQ(w.counters().pwrite, 0u);
+  ASSERT_TRUE(w.Prefetch(50, 100).ok());  // one pread fills the gaps around both writes
+  uint8_t got[30];
+  ASSERT_TRUE(w.ReadAt(95, got, sizeof(got)).ok());
+  ASSERT_TRUE(w.ReadAt(60, got, 10).ok());
+  EXPECT_EQ(w.counters().pread, 1u);
+  ASSERT_TRUE(w.ReadAt(95, got, sizeof(got)).ok());
+  for (int i = 0; i < 30; ++i) {
+    const int at = 95 + i;
+    const bool written = (at >= 100 && at < 104) || (at >= 110 && at < 114);
+    EXPECT_EQ(got[i], written ? 0xee : at % 251) << at;
+  }
+  ASSERT_TRUE(w.WriteAt(900, x, 4).ok());
+  ASSERT_TRUE(w.WriteAt(996, x, 4).ok());
+  ASSERT_TRUE(w.WriteAt(1000, x, 4).ok());  // extends the file
+  EXPECT_EQ(w.ReadAt(2000, got, 4).code(), Status::Code::kCorruption);
+  ASSERT_TRUE(w.Flush().ok());
+  EXPECT_EQ(w.counters().pwrite, 3u);  // [100, 114), [900, 904), [996, 1004)
+  EXPECT_EQ(w.counters().bytes_written, 14u + 4 + 8);
+  ASSERT_TRUE(w.Close().ok());
+  std::ifstream in(path, std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(all.size(), 1004u);
+  for (int at : {100, 103, 110, 113, 900, 903, 996, 1003}) EXPECT_EQ(static_cast<uint8_t>(all[at]), 0xee) << at;
+  for (int at : {99, 104, 109, 114, 899, 904, 995}) EXPECT_EQ(static_cast<uint8_t>(all[at]), at % 251) << at;
 }
 
 // A fetch from the first archive reads the header and the range: the base point
