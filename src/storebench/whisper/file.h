@@ -165,14 +165,17 @@ class WhisperFile {
   int64_t ReadAhead() const { return read_end_ != -1 ? read_end_ - pos_ : 0; }
   bool python_mode() const { return options_.mode == IoMode::kPythonUnbuffered || options_.mode == IoMode::kBuffered; }
 
-  // kMinimal's image (minimal_file.cc).
+  // kMinimal's image (minimal_file.cc): few extents per operation, their bytes in
+  // one arena, so that an operation allocates a handful of times, not per range.
   struct Extent {
-    std::vector<uint8_t> bytes;
+    uint64_t begin = 0, end = 0;              // file offsets
+    size_t at = 0;                            // where its bytes start in arena_
     uint64_t dirty_begin = 0, dirty_end = 0;  // file offsets; empty when equal
-    // Widens the changed span to cover [begin, end).
-    void MarkDirty(uint64_t begin, uint64_t end);
+    // Widens the changed span to cover [b, e).
+    void MarkDirty(uint64_t b, uint64_t e);
   };
   // Adds bytes at `offset`; where the image already has bytes, `data` wins if `overwrite`.
+  // `data` must not point into arena_.
   void Merge(uint64_t offset, const uint8_t* data, size_t n, bool overwrite, bool dirty);
   // The first and last byte of [offset, offset + n) the image lacks; nullopt when it has them all.
   std::optional<std::pair<uint64_t, uint64_t>> Missing(uint64_t offset, size_t n) const;
@@ -188,7 +191,9 @@ class WhisperFile {
   std::optional<uint64_t> file_size_;
   bool locked_ = false;
 
-  std::map<uint64_t, Extent> image_;  // by first offset; disjoint and not adjacent
+  std::vector<Extent> extents_;  // sorted by begin; disjoint and not adjacent
+  std::vector<uint8_t> arena_;   // extents' bytes; merged-away space is reused after Flush()
+  std::vector<uint8_t> scratch_;  // what a pread brings, before it joins the image
 
   // BufferedRandom state, named as in bufferedio.c; -1 means "invalid".
   std::vector<uint8_t> buffer_;

@@ -16,49 +16,54 @@
 
 namespace storebench::whisper {
 
-void WhisperFile::Extent::MarkDirty(uint64_t begin, uint64_t end) {
-  if (begin == end) return;
+void WhisperFile::Extent::MarkDirty(uint64_t b, uint64_t e) {
+  if (b == e) return;
   const bool clean = dirty_begin == dirty_end;
-  dirty_begin = clean ? begin : std::min(dirty_begin, begin);
-  dirty_end = clean ? end : std::max(dirty_end, end);
+  dirty_begin = clean ? b : std::min(dirty_begin, b);
+  dirty_end = clean ? e : std::max(dirty_end, e);
 }
 
 void WhisperFile::Merge(uint64_t offset, const uint8_t* data, size_t n, bool overwrite, bool dirty) {
   if (n == 0) return;
+  if (extents_.empty()) extents_.reserve(8), arena_.reserve(1024);
   uint64_t begin = offset, end = offset + n;
   // Extents that overlap or touch [begin, end) are folded into one.
-  auto first = image_.upper_bound(begin);
-  if (first != image_.begin() && std::prev(first)->first + std::prev(first)->second.bytes.size() >= begin) --first;
-  auto last = first;
-  while (last != image_.end() && last->first <= end) {
-    begin = std::min(begin, last->first);
-    end = std::max(end, last->first + last->second.bytes.size());
-    ++last;
+  size_t first = 0;
+  while (first < extents_.size() && extents_[first].end < begin) ++first;
+  size_t last = first;
+  for (; last < extents_.size() && extents_[last].begin <= end; ++last) {
+    begin = std::min(begin, extents_[last].begin), end = std::max(end, extents_[last].end);
   }
-  if (first != last && std::next(first) == last && first->first == begin) {
-    // One extent grows (sequential writes, a read that extends a range): in place,
-    // so that writing a file piecewise stays linear.
-    Extent& e = first->second;
-    const uint64_t old_end = begin + e.bytes.size();
-    e.bytes.resize(end - begin);
-    const uint64_t from = overwrite ? offset : std::max(offset, old_end);
-    if (offset + n > from) std::memcpy(e.bytes.data() + (from - begin), data + (from - offset), offset + n - from);
-    if (dirty) e.MarkDirty(offset, offset + n);
-    return;
+  if (last == first + 1) {
+    Extent& e = extents_[first];
+    const bool inside = e.begin == begin && e.end == end;
+    const bool at_arena_end = e.at + (e.end - e.begin) == arena_.size();
+    if (inside || (e.begin == begin && at_arena_end)) {
+      // In place: a write into held bytes, or an extent that grows at the arena's
+      // end (sequential writes, a read that extends a range), so that writing a
+      // file piecewise stays linear.
+      const uint64_t old_end = e.end;
+      if (!inside) arena_.resize(e.at + (end - begin));
+      e.end = end;
+      const uint64_t from = overwrite ? offset : std::max(offset, old_end);
+      if (offset + n > from) std::memcpy(arena_.data() + e.at + (from - begin), data + (from - offset), offset + n - from);
+      if (dirty) e.MarkDirty(offset, offset + n);
+      return;
+    }
   }
-  Extent merged;
-  merged.bytes.resize(end - begin);
-  merged.dirty_begin = merged.dirty_end = begin;
-  if (!overwrite) std::memcpy(merged.bytes.data() + (offset - begin), data, n);
-  for (auto it = first; it != last; ++it) {
-    const Extent& e = it->second;
-    std::memcpy(merged.bytes.data() + (it->first - begin), e.bytes.data(), e.bytes.size());
+  Extent merged{begin, end, arena_.size(), begin, begin};
+  arena_.resize(arena_.size() + (end - begin));
+  uint8_t* out = arena_.data() + merged.at;
+  if (!overwrite) std::memcpy(out + (offset - begin), data, n);
+  for (size_t i = first; i < last; ++i) {
+    const Extent& e = extents_[i];
+    std::memcpy(out + (e.begin - begin), arena_.data() + e.at, e.end - e.begin);
     merged.MarkDirty(e.dirty_begin, e.dirty_end);
   }
-  if (overwrite) std::memcpy(merged.bytes.data() + (offset - begin), data, n);
+  if (overwrite) std::memcpy(out + (offset - begin), data, n);
   if (dirty) merged.MarkDirty(offset, offset + n);
-  image_.erase(first, last);
-  image_.emplace(begin, std::move(merged));
+  extents_.erase(extents_.begin() + static_cast<ptrdiff_t>(first), extents_.begin() + static_cast<ptrdiff_t>(last));
+  extents_.insert(extents_.begin() + static_cast<ptrdiff_t>(first), merged);
 }
 
 std::optional<std::pair<uint64_t, uint64_t>> WhisperFile::Missing(uint64_t offset, size_t n) const {
@@ -66,17 +71,18 @@ std::optional<std::pair<uint64_t, uint64_t>> WhisperFile::Missing(uint64_t offse
   std::optional<uint64_t> lo;
   uint64_t hi = 0;
   uint64_t at = offset;  // bytes before `at` are in the image or already counted missing
-  auto it = image_.upper_bound(offset);
-  if (it != image_.begin()) at = std::max(at, std::prev(it)->first + std::prev(it)->second.bytes.size());
-  for (; at < end; ++it) {
-    const bool gap_to_end = it == image_.end() || it->first >= end;
-    const uint64_t gap_end = gap_to_end ? end : it->first;
-    if (gap_end > at) {
+  for (const Extent& e : extents_) {
+    if (e.end <= at) continue;
+    if (e.begin >= end) break;
+    if (e.begin > at) {
       if (!lo) lo = at;
-      hi = gap_end;
+      hi = e.begin;
     }
-    if (gap_to_end) break;
-    at = it->first + it->second.bytes.size();
+    at = e.end;
+  }
+  if (at < end) {
+    if (!lo) lo = at;
+    hi = end;
   }
   if (!lo) return std::nullopt;
   return std::pair{*lo, hi};
@@ -86,31 +92,28 @@ Status WhisperFile::Prefetch(uint64_t offset, size_t n) {
   if (!plans_reads()) return Status::Ok();
   std::optional<std::pair<uint64_t, uint64_t>> missing = Missing(offset, n);
   if (!missing) return Status::Ok();
-  std::vector<uint8_t> bytes(missing->second - missing->first);
-  StatusOr<size_t> got = SysPread(missing->first, bytes.data(), bytes.size());
+  scratch_.resize(missing->second - missing->first);
+  StatusOr<size_t> got = SysPread(missing->first, scratch_.data(), scratch_.size());
   if (!got.ok()) return got.status();
-  Merge(missing->first, bytes.data(), *got, false, false);
+  Merge(missing->first, scratch_.data(), *got, false, false);
   return Status::Ok();
 }
 
 Status WhisperFile::ImageRead(uint64_t offset, void* buf, size_t n) {
   STOREBENCH_RETURN_IF_ERROR(Prefetch(offset, n));
   if (n == 0) return Status::Ok();
-  auto it = image_.upper_bound(offset);
-  const Extent* e = nullptr;
-  uint64_t have = 0;  // bytes the image holds from `offset` on
-  if (it != image_.begin()) {
-    --it;
-    e = &it->second;
-    have = it->first + e->bytes.size() > offset ? it->first + e->bytes.size() - offset : 0;
-  }
-  if (have < n) {
+  for (const Extent& e : extents_) {
+    if (e.end <= offset) continue;
+    if (e.begin <= offset && e.end >= offset + n) {
+      std::memcpy(buf, arena_.data() + e.at + (offset - e.begin), n);
+      return Status::Ok();
+    }
     // Only a short pread leaves bytes missing: the file ends first.
     return Status::Corruption(fmt::format("read whisper file {}: file ends before byte {} (read {} of {} at {})",
-                                          path_, offset + n, have, n, offset));
+                                          path_, offset + n, e.begin <= offset ? e.end - offset : 0, n, offset));
   }
-  std::memcpy(buf, e->bytes.data() + (offset - it->first), n);
-  return Status::Ok();
+  return Status::Corruption(
+      fmt::format("read whisper file {}: file ends before byte {} (read 0 of {} at {})", path_, offset + n, n, offset));
 }
 
 Status WhisperFile::PeekAt(uint64_t offset, void* buf, size_t n) {
@@ -121,13 +124,12 @@ Status WhisperFile::PeekAt(uint64_t offset, void* buf, size_t n) {
 Status WhisperFile::Flush() {
   if (!plans_reads()) return Status::Ok();
   Status st;
-  for (const auto& [begin, e] : image_) {
+  for (const Extent& e : extents_) {
     if (e.dirty_begin == e.dirty_end || !st.ok()) continue;
-    const uint8_t* p = e.bytes.data() + (e.dirty_begin - begin);
-    const size_t n = e.dirty_end - e.dirty_begin;
-    st = SysPwriteAll(e.dirty_begin, p, n);
+    st = SysPwriteAll(e.dirty_begin, arena_.data() + e.at + (e.dirty_begin - e.begin), e.dirty_end - e.dirty_begin);
   }
-  image_.clear();
+  extents_.clear();
+  arena_.clear();
   return st;
 }
 
