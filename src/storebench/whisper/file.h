@@ -123,7 +123,7 @@ class WhisperFile {
   Status Flush();
   // True in kMinimal, where planning reads ahead (Prefetch) saves syscalls.
   bool plans_reads() const { return options_.mode == IoMode::kMinimal; }
-  // whisper.py calls fh.tell() in a few places; a syscall in the Python modes, free in kExact.
+  // whisper.py calls fh.tell() in a few places; a syscall in the Python modes, free in kExact and kMinimal.
   Status PythonTell();
   // Flushes buffered writes (as Python's close does) and closes; idempotent.
   Status Close();
@@ -177,7 +177,7 @@ class WhisperFile {
   // Adds bytes at `offset`; where the image already has bytes, `data` wins if `overwrite`.
   // `data` must not point into arena_.
   void Merge(uint64_t offset, const uint8_t* data, size_t n, bool overwrite, bool dirty);
-  // The first and last byte of [offset, offset + n) the image lacks; nullopt when it has them all.
+  // [first, last + 1) of the bytes of [offset, offset + n) the image lacks; nullopt when it has them all.
   std::optional<std::pair<uint64_t, uint64_t>> Missing(uint64_t offset, size_t n) const;
   Status ImageRead(uint64_t offset, void* buf, size_t n);
 
