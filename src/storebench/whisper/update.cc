@@ -83,11 +83,10 @@ Status PrefetchSpans(WhisperFile& f, const ArchiveInfo& higher, const ArchiveInf
       merged.push_back(p);
     }
   }
-  // Lower's base point follows higher's last byte in the file (or precedes its first).
-  const uint64_t lower_base = lower.offset, lower_base_end = lower.offset + kPointSize;
+  // Lower's base point follows higher's last byte in the file (ParseHeader checks
+  // the archives are in file order).
   for (auto& [begin, end] : merged) {
-    if (lower_base >= end && Joinable(end, lower_base)) end = lower_base_end;
-    if (lower_base_end <= begin && Joinable(lower_base_end, begin)) begin = lower_base;
+    if (lower.offset >= end && Joinable(end, lower.offset)) end = lower.offset + kPointSize;
     STOREBENCH_RETURN_IF_ERROR(f.Prefetch(begin, end - begin));
   }
   return Status::Ok();
