@@ -2,28 +2,32 @@
 # storebench's whisper update_many vs whisper.py 1.1.4's (Debian python3-whisper,
 # /usr/bin/python3) on identical files and identical points, measured
 # alternately in the same run: throughput (updates/s) and syscalls and bytes
-# read per update. Prints per-round figures, medians and storebench/whisper.py ratios.
+# read per update, for storebench's --io minimal and --io exact, for each
+# number of points per update K. Prints per-round figures, medians and
+# storebench/whisper.py ratios.
 #
-# Both sides run the same carbon flush sequence: metrics in turn (--metric-dist
+# All sides run the same carbon flush sequence: metrics in turn (--metric-dist
 # sequential, one thread), K consecutive 60 s points per flush continuing the
 # metric's previous flush, the simulated clock of workloads.h, the values of
-# PointValue(). The script checks after the first round that both sides left
+# PointValue(). For each K the script first checks that every side left
 # byte-identical files — the proof that they did the same work.
 #
-# Syscalls are counted the same way for both, by strace -c -f on separate
+# Syscalls are counted the same way for all, by strace -c -f on separate
 # passes (strace slows a process; throughput is measured without it), minus a
 # zero-update pass of the same command (interpreter and start-up cost).
 # Bytes read per update: storebench's own counters; whisper.py's rchar delta
-# from /proc/self/io around its loop.
+# from /proc/self/io around its loop. The data set is warm (page cache) and
+# every side runs one thread.
 #
-#   bench/whisper_vs_python.sh [BINARY] [METRICS] [UPDATES] [ROUNDS] [K] [WORKDIR]
+#   bench/whisper_vs_python.sh [BINARY] [METRICS] [UPDATES] [ROUNDS] [KS] [WORKDIR]
+#   KS: comma-separated points per update, default 1,10,60
 set -euo pipefail
 
 BIN=${1:-build/release/storebench}
 METRICS=${2:-200}
 UPDATES=${3:-20000}
 ROUNDS=${4:-5}
-K=${5:-10}
+KS=${5:-1,10,60}
 WORK=${6:-$(mktemp -d /tmp/wsp-vs-py.XXXXXX)}
 PY=/usr/bin/python3
 RETENTION=60s:1d,5m:30d,1h:5y
@@ -67,10 +71,10 @@ print(json.dumps({"updates_per_s": updates / (t1 - t0) if updates else 0,
 PY
 
 fresh() { rm -rf "$1"; cp -a "$PRISTINE" "$1"; }
-sb() {  # sb DATA UPDATES JSON [extra flags]: a saturating open loop runs exactly UPDATES flushes
-  local data=$1 n=$2 json=$3; shift 3
+sb() {  # sb IO DATA UPDATES JSON: a saturating open loop runs exactly UPDATES flushes
+  local io=$1 data=$2 n=$3 json=$4
   "$BIN" run --backend whisper --data "$data" --workload update --points-per-update "$K" --metric-dist sequential \
-    --threads 1 --ops "$n" --schedule constant:10M --seed 1 --quiet --json "$json" "$@" >/dev/null
+    --threads 1 --ops "$n" --schedule constant:10M --seed 1 --quiet --json "$json" --io "$io" >/dev/null
 }
 py() { $PY "$WORK/flush.py" "$1" "$2" "$K"; }
 # File syscalls counted by strace -c -f for a command.
@@ -85,57 +89,86 @@ by_kind() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 jq_get() { $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval("d"+sys.argv[2]))' "$@"; }
+calc() { $PY -c "print(round($1, ${2:-3}))"; }
+sb_strace() {  # sb_strace IO N: storebench's file syscalls for N flushes, after the zero-flush pass
+  fresh "$WORK/a"
+  local base all
+  base=$(strace_count "$BIN" run --backend whisper --data "$WORK/a" --workload update --points-per-update "$K" \
+    --metric-dist sequential --threads 1 --ops 1 --schedule constant:10M --quiet --io "$1")
+  fresh "$WORK/a"
+  all=$(strace_count "$BIN" run --backend whisper --data "$WORK/a" --workload update --points-per-update "$K" \
+    --metric-dist sequential --threads 1 --ops $(($2 + 1)) --schedule constant:10M --quiet --io "$1")
+  calc "($all - $base) / $2" 2
+}
 
-echo "# whisper update_many: storebench (exact pread/pwrite) vs whisper.py 1.1.4"
-echo "# $METRICS metrics, $RETENTION, K=$K points per update_many, $UPDATES updates per pass, $ROUNDS rounds"
-echo "# host: $(nproc) cpus, $(uname -r), python $($PY -c 'import sys; print(sys.version.split()[0])'), whisper $($PY -c 'import whisper; print(whisper.__version__)' 2>/dev/null || echo 1.1.4)"
+echo "# whisper update_many: storebench (--io minimal, --io exact) vs whisper.py 1.1.4"
+echo "# $METRICS metrics, $RETENTION, K in {$KS} points per update_many, $UPDATES updates per pass, $ROUNDS rounds"
+echo "# host: $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)," \
+  "python $($PY -c 'import sys; print(sys.version.split()[0])'), whisper $($PY -c 'import whisper; print(whisper.__version__)' 2>/dev/null || echo 1.1.4)"
 
-# Identical work: the same flushes leave byte-identical files.
-fresh "$WORK/a"; fresh "$WORK/b"
-sb "$WORK/a" "$UPDATES" "$WORK/sb.json"
-py "$WORK/b" "$UPDATES" >/dev/null
-if diff -r -q "$WORK/a/servers" "$WORK/b/servers" >/dev/null; then
-  echo "identical files after $UPDATES updates through each: yes"
-else
-  echo "identical files after $UPDATES updates through each: NO — the comparison is void" >&2
-  exit 1
-fi
+SUMMARY=$WORK/summary
+: > "$SUMMARY"
+IFS=, read -r -a KLIST <<< "$KS"
+for K in "${KLIST[@]}"; do
+  echo
+  echo "## K=$K"
+  # Identical work: the same flushes leave byte-identical files.
+  fresh "$WORK/b"; py "$WORK/b" "$UPDATES" >/dev/null
+  for io in minimal exact; do
+    fresh "$WORK/a"; sb "$io" "$WORK/a" "$UPDATES" "$WORK/sb.json"
+    if diff -r -q "$WORK/a/servers" "$WORK/b/servers" >/dev/null; then
+      echo "identical files after $UPDATES updates through storebench --io $io and whisper.py: yes"
+    else
+      echo "identical files after $UPDATES updates through storebench --io $io and whisper.py: NO — the comparison is void" >&2
+      exit 1
+    fi
+  done
 
-# Syscalls per update by strace, for both, minus their zero-update passes.
-SC_N=$((UPDATES < 2000 ? UPDATES : 2000))
-fresh "$WORK/a"; sb_base=$(strace_count "$BIN" run --backend whisper --data "$WORK/a" --workload update \
-  --points-per-update "$K" --metric-dist sequential --threads 1 --ops 1 --schedule constant:10M --quiet)
-fresh "$WORK/a"; sb_all=$(strace_count "$BIN" run --backend whisper --data "$WORK/a" --workload update \
-  --points-per-update "$K" --metric-dist sequential --threads 1 --ops $((SC_N + 1)) --schedule constant:10M --quiet)
-sb_kinds=$(by_kind)
-fresh "$WORK/b"; py_base=$(strace_count $PY "$WORK/flush.py" "$WORK/b" 0 "$K")
-fresh "$WORK/b"; py_all=$(strace_count $PY "$WORK/flush.py" "$WORK/b" "$SC_N" "$K")
-py_kinds=$(by_kind)
-sb_sc=$($PY -c "print(($sb_all - $sb_base) / $SC_N)")
-py_sc=$($PY -c "print(($py_all - $py_base) / $SC_N)")
-echo "strace, file syscalls per update: storebench $sb_sc, whisper.py $py_sc (ratio $($PY -c "print(round($sb_sc / $py_sc, 3))"))"
-echo "  storebench pass totals: $sb_kinds"
-echo "  whisper.py pass totals: $py_kinds"
+  # Syscalls per update by strace, for all, minus their zero-update passes.
+  SC_N=$((UPDATES < 2000 ? UPDATES : 2000))
+  min_sc=$(sb_strace minimal "$SC_N"); min_kinds=$(by_kind)
+  ex_sc=$(sb_strace exact "$SC_N"); ex_kinds=$(by_kind)
+  fresh "$WORK/b"; py_base=$(strace_count $PY "$WORK/flush.py" "$WORK/b" 0 "$K")
+  fresh "$WORK/b"; py_all=$(strace_count $PY "$WORK/flush.py" "$WORK/b" "$SC_N" "$K")
+  py_kinds=$(by_kind)
+  py_sc=$(calc "($py_all - $py_base) / $SC_N" 2)
+  echo "strace, file syscalls per update: minimal $min_sc, exact $ex_sc, whisper.py $py_sc" \
+    "(minimal/whisper.py $(calc "$min_sc / $py_sc"), exact/whisper.py $(calc "$ex_sc / $py_sc"))"
+  echo "  minimal pass totals: $min_kinds"
+  echo "  exact pass totals: $ex_kinds"
+  echo "  whisper.py pass totals: $py_kinds"
 
-# Throughput, alternately.
-: > "$WORK/sb_rate"; : > "$WORK/py_rate"; : > "$WORK/sb_bytes"; : > "$WORK/py_bytes"; : > "$WORK/sb_sc"
-for r in $(seq 1 "$ROUNDS"); do
-  fresh "$WORK/a"; fresh "$WORK/b"
-  sb "$WORK/a" "$UPDATES" "$WORK/sb.json"
-  sbr=$(jq_get "$WORK/sb.json" '["throughput"]["ops_per_sec"]')
-  sbb=$(jq_get "$WORK/sb.json" '["whisper"]["bytes_read_per_update"]')
-  sbs=$(jq_get "$WORK/sb.json" '["whisper"]["syscalls_per_update"]')
-  pyj=$(py "$WORK/b" "$UPDATES")
-  pyr=$(echo "$pyj" | $PY -c 'import json,sys; print(json.load(sys.stdin)["updates_per_s"])')
-  pyb=$(echo "$pyj" | $PY -c 'import json,sys; print(json.load(sys.stdin)["bytes_read_per_update"])')
-  echo "$sbr" >> "$WORK/sb_rate"; echo "$pyr" >> "$WORK/py_rate"
-  echo "$sbb" >> "$WORK/sb_bytes"; echo "$pyb" >> "$WORK/py_bytes"; echo "$sbs" >> "$WORK/sb_sc"
-  printf 'round %d: storebench %.0f updates/s (%.1f syscalls, %.0f B read per update), whisper.py %.0f updates/s (%.0f B read per update)\n' \
-    "$r" "$sbr" "$sbs" "$sbb" "$pyr" "$pyb"
+  # Throughput, alternately: minimal, exact, whisper.py in every round.
+  for f in min_rate ex_rate py_rate min_bytes ex_bytes py_bytes min_sc ex_sc; do : > "$WORK/$f"; done
+  for r in $(seq 1 "$ROUNDS"); do
+    fresh "$WORK/a"; sb minimal "$WORK/a" "$UPDATES" "$WORK/min.json"
+    fresh "$WORK/a"; sb exact "$WORK/a" "$UPDATES" "$WORK/ex.json"
+    fresh "$WORK/b"; pyj=$(py "$WORK/b" "$UPDATES")
+    for side in min ex; do
+      jq_get "$WORK/$side.json" '["throughput"]["ops_per_sec"]' >> "$WORK/${side}_rate"
+      jq_get "$WORK/$side.json" '["whisper"]["bytes_read_per_update"]' >> "$WORK/${side}_bytes"
+      jq_get "$WORK/$side.json" '["whisper"]["syscalls_per_update"]' >> "$WORK/${side}_sc"
+    done
+    echo "$pyj" | $PY -c 'import json,sys; print(json.load(sys.stdin)["updates_per_s"])' >> "$WORK/py_rate"
+    echo "$pyj" | $PY -c 'import json,sys; print(json.load(sys.stdin)["bytes_read_per_update"])' >> "$WORK/py_bytes"
+    printf 'round %d: minimal %.0f updates/s (%.2f syscalls, %.0f B read), exact %.0f updates/s (%.2f syscalls, %.0f B read), whisper.py %.0f updates/s (%.0f B read)\n' \
+      "$r" "$(tail -1 "$WORK/min_rate")" "$(tail -1 "$WORK/min_sc")" "$(tail -1 "$WORK/min_bytes")" \
+      "$(tail -1 "$WORK/ex_rate")" "$(tail -1 "$WORK/ex_sc")" "$(tail -1 "$WORK/ex_bytes")" \
+      "$(tail -1 "$WORK/py_rate")" "$(tail -1 "$WORK/py_bytes")"
+  done
+  mmr=$(median < "$WORK/min_rate"); mer=$(median < "$WORK/ex_rate"); mpr=$(median < "$WORK/py_rate")
+  mmb=$(median < "$WORK/min_bytes"); meb=$(median < "$WORK/ex_bytes"); mpb=$(median < "$WORK/py_bytes")
+  mms=$(median < "$WORK/min_sc"); mes=$(median < "$WORK/ex_sc")
+  echo "median updates/s: minimal $mmr, exact $mer, whisper.py $mpr" \
+    "(minimal/whisper.py $(calc "$mmr / $mpr" 2)x, exact/whisper.py $(calc "$mer / $mpr" 2)x)"
+  echo "median bytes read per update: minimal $mmb, exact $meb, whisper.py $mpb"
+  echo "storebench's own count, syscalls per update: minimal $mms (strace $min_sc), exact $mes (strace $ex_sc)"
+  printf '| %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.0f | %s | %s |\n' "$K" "$min_sc" "$ex_sc" "$py_sc" \
+    "$(calc "$min_sc / $py_sc")" "$(calc "$ex_sc / $py_sc")" "$mmr" "$mer" "$mpr" "$(calc "$mmr / $mpr" 2)" \
+    "$(calc "$mer / $mpr" 2)" >> "$SUMMARY"
 done
-msr=$(median < "$WORK/sb_rate"); mpr=$(median < "$WORK/py_rate")
-msb=$(median < "$WORK/sb_bytes"); mpb=$(median < "$WORK/py_bytes"); mss=$(median < "$WORK/sb_sc")
-echo "median: storebench $msr updates/s, whisper.py $mpr updates/s, ratio $($PY -c "print(round($msr / $mpr, 2))")x"
-echo "median bytes read per update: storebench $msb, whisper.py $mpb (ratio $($PY -c "print(round($msb / $mpb, 3))"))"
-echo "storebench's own count: $mss syscalls per update (strace: $sb_sc)"
+echo
+echo "| K | syscalls/update minimal | exact | whisper.py | minimal/py | exact/py | updates/s minimal | exact | whisper.py | minimal/py | exact/py |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+cat "$SUMMARY"
 rm -rf "$WORK/a" "$WORK/b"

@@ -45,10 +45,8 @@ StatusOr<FetchResult> ArchiveFetch(WhisperFile& f, const ArchiveInfo& archive, i
   return r;
 }
 
-}  // namespace
-
-StatusOr<std::optional<FetchResult>> FetchFile(WhisperFile& f, int64_t from, int64_t until, int64_t now,
-                                               std::optional<uint32_t> seconds_per_point) {
+StatusOr<std::optional<FetchResult>> ChooseArchiveAndFetch(WhisperFile& f, int64_t from, int64_t until, int64_t now,
+                                                  std::optional<uint32_t> seconds_per_point) {
   StatusOr<Header> header = f.ReadHeader();
   if (!header.ok()) return header.status();
   if (from > until) {
@@ -77,6 +75,16 @@ StatusOr<std::optional<FetchResult>> FetchFile(WhisperFile& f, int64_t from, int
   StatusOr<FetchResult> r = ArchiveFetch(f, *chosen, from, until);
   if (!r.ok()) return r.status();
   return std::optional<FetchResult>(std::move(*r));
+}
+
+}  // namespace
+
+StatusOr<std::optional<FetchResult>> FetchFile(WhisperFile& f, int64_t from, int64_t until, int64_t now,
+                                               std::optional<uint32_t> seconds_per_point) {
+  StatusOr<std::optional<FetchResult>> r = ChooseArchiveAndFetch(f, from, until, now, seconds_per_point);
+  Status forgotten = f.Flush();  // kMinimal: the next fetch on this handle reads the file afresh
+  if (r.ok() && !forgotten.ok()) return forgotten;
+  return r;
 }
 
 StatusOr<std::optional<FetchResult>> Fetch(const std::string& path, int64_t from, int64_t until, int64_t now,

@@ -53,17 +53,17 @@ struct Op {
   std::string text;  // for the failure message
 };
 
-Status Apply(const Op& op, const std::string& path) {
+Status Apply(const Op& op, const std::string& path, const IoOptions& io) {
   const json& j = op.py;
   const std::string kind = j["op"];
   if (kind == "update_many") {
     std::vector<TimedValue> pts;
     for (const json& p : j["points"]) pts.push_back({p[0].get<int64_t>(), p[1].get<double>()});
-    return UpdateMany(path, pts, j["now"]);
+    return UpdateMany(path, pts, j["now"], io);
   }
-  if (kind == "update") return Update(path, j["value"], j["timestamp"].get<int64_t>(), j["now"]);
+  if (kind == "update") return Update(path, j["value"], j["timestamp"].get<int64_t>(), j["now"], io);
   StatusOr<AggregationSetting> s = SetAggregation(path, *ParseAggregation(j["agg"].get<std::string>()),
-                                                  j["xff"].get<double>());
+                                                  j["xff"].get<double>(), io);
   return s.status();
 }
 
@@ -157,16 +157,19 @@ json CreateOp(const Case& c, const std::string& path) {
           {"sparse", c.sparse}, {"read_back", true}};
 }
 
-Status CreateLike(const Case& c, const std::string& path) {
+Status CreateLike(const Case& c, const std::string& path, const IoOptions& io) {
   CreateOptions o;
   o.aggregation = *ParseAggregation(c.agg);
   o.x_files_factor = c.xff;
   o.allocation = c.sparse ? Allocation::kSparse : Allocation::kZeroFill;
-  return Create(path, c.archives, o);
+  return Create(path, c.archives, o, io);
 }
 
-// Runs `cases` through both implementations and compares after every operation.
-void RunDifferential(const std::vector<Case>& cases, uint64_t seed) {
+// Runs `cases` through both implementations (storebench with I/O mode `mode`)
+// and compares after every operation.
+void RunDifferential(const std::vector<Case>& cases, uint64_t seed, IoMode mode) {
+  IoOptions io;
+  io.mode = mode;
   const std::string dir = testing::MakeTempDir();
   json py_ops = json::array();
   std::vector<std::vector<std::string>> ours(cases.size());
@@ -174,11 +177,11 @@ void RunDifferential(const std::vector<Case>& cases, uint64_t seed) {
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     const std::string sb = fmt::format("{}/sb{}.wsp", dir, i), py = fmt::format("{}/py{}.wsp", dir, i);
-    ASSERT_TRUE(CreateLike(c, sb).ok());
+    ASSERT_TRUE(CreateLike(c, sb, io).ok());
     ours[i].push_back(Hex(sb));
     py_ops.push_back(CreateOp(c, py));
     for (const Op& op : c.ops) {
-      Status st = Apply(op, sb);
+      Status st = Apply(op, sb, io);
       our_status[i].push_back(st.ok() ? "" : st.message());
       ours[i].push_back(Hex(sb));
       json j = op.py;
@@ -200,7 +203,7 @@ void RunDifferential(const std::vector<Case>& cases, uint64_t seed) {
       if (results[at].is_string() && results[at] == ours[i][k]) continue;
       // A refused update leaves no bytes behind in either implementation.
       if (k > 0 && !our_status[i][k - 1].empty() && results[at] == "not covered") continue;
-      ADD_FAILURE() << "seed " << seed << " case " << i << " (" << Describe(c) << "): "
+      ADD_FAILURE() << IoModeName(mode) << " seed " << seed << " case " << i << " (" << Describe(c) << "): "
                     << (k == 0 ? std::string("create") : "operation " + std::to_string(k - 1) + " " + c.ops[k - 1].text)
                     << " leaves different files: "
                     << (results[at].is_string() ? FirstDifference(ours[i][k], results[at]) : results[at].dump())
@@ -208,10 +211,10 @@ void RunDifferential(const std::vector<Case>& cases, uint64_t seed) {
       return;
     }
     for (const auto& [from, until, now] : c.fetches) {
-      StatusOr<std::optional<FetchResult>> r = Fetch(py, from, until, now);
+      StatusOr<std::optional<FetchResult>> r = Fetch(py, from, until, now, io);
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       EXPECT_EQ(FetchJson(*r), results[at++])
-          << "seed " << seed << " case " << i << " (" << Describe(c) << "): fetch(" << from << ", " << until
+          << IoModeName(mode) << " seed " << seed << " case " << i << " (" << Describe(c) << "): fetch(" << from << ", " << until
           << ", now=" << now << ") differs between storebench on whisper.py's file and whisper.py on storebench's";
     }
   }
@@ -222,17 +225,26 @@ uint64_t SeedFromEnv(uint64_t fallback) {
   return s != nullptr ? std::strtoull(s, nullptr, 10) : fallback;
 }
 
-TEST(FidelityTest, RandomizedDifferential) {
+// Every differential test runs for the I/O modes that reorganize whisper.py's I/O
+// (the Python modes issue whisper.py's own calls; file_test.cc checks their files).
+class FidelityByModeTest : public ::testing::TestWithParam<IoMode> {};
+
+INSTANTIATE_TEST_SUITE_P(Modes, FidelityByModeTest, ::testing::Values(IoMode::kExact, IoMode::kMinimal),
+                         [](const ::testing::TestParamInfo<IoMode>& p) {
+                           return std::string(IoModeName(p.param));
+                         });
+
+TEST_P(FidelityByModeTest, RandomizedDifferential) {
   SKIP_WITHOUT_WHISPER_PY();
   const uint64_t seed = SeedFromEnv(20240501);
   std::cout << "whisper differential seed " << seed << " (replay with WHISPER_DIFF_SEED=" << seed << ")\n";
   std::mt19937_64 rng(seed);
   std::vector<Case> cases;
   for (int i = 0; i < 250; ++i) cases.push_back(RandomCase(rng));
-  RunDifferential(cases, seed);
+  RunDifferential(cases, seed, GetParam());
 }
 
-TEST(FidelityTest, IdenticalFilesForACarbonLikeSchema) {
+TEST_P(FidelityByModeTest, IdenticalFilesForACarbonLikeSchema) {
   SKIP_WITHOUT_WHISPER_PY();
   Case c;
   c.archives = *ParseRetentionList("60s:1d,5m:30d,1h:5y");
@@ -244,7 +256,7 @@ TEST(FidelityTest, IdenticalFilesForACarbonLikeSchema) {
     c.ops.push_back({{{"op", "update_many"}, {"points", pts}, {"now", now}}, fmt::format("flush {}", flush)});
   }
   c.fetches = {{{now - 3600, now, now}}, {{now - 40 * 86400, now, now}}, {{now - 86400, now - 3600, now}}};
-  RunDifferential({c}, 0);
+  RunDifferential({c}, 0, GetParam());
 }
 
 TEST(FidelityTest, SetIterationOrderMatchesCPython) {

@@ -28,6 +28,20 @@ IoCounters IoCounters::operator-(const IoCounters& o) const {
   return d;
 }
 
+std::string_view IoModeName(IoMode mode) {
+  switch (mode) {
+    case IoMode::kExact:
+      return "exact";
+    case IoMode::kMinimal:
+      return "minimal";
+    case IoMode::kPythonUnbuffered:
+      return "python";
+    case IoMode::kBuffered:
+      return "buffered";
+  }
+  return "?";
+}
+
 std::optional<Header> HeaderCache::Get(const std::string& path) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = headers_.find(path);
@@ -76,7 +90,7 @@ StatusOr<std::unique_ptr<WhisperFile>> WhisperFile::Open(const std::string& path
     return f->Fail("open", open_errno);
   }
   // Python's FileIO always fstat()s a new file; we need the size for validation anyway.
-  if (options.check_file_size || options.mode != IoMode::kExact) {
+  if (options.check_file_size || f->python_mode()) {
     struct stat st;
     f->Count([](IoCounters& c) { ++c.fstat; });
     if (::fstat(fd, &st) != 0) return f->Fail("fstat", errno);
@@ -154,20 +168,23 @@ StatusOr<Header> WhisperFile::ReadHeader() {
   }
   const uint64_t requested_before = requested_read_bytes_;  // ReadAt below counts the header once, here
   std::vector<uint8_t> bytes;
-  if (options_.mode == IoMode::kExact) {
-    bytes.resize(kMetadataSize + kArchiveInfoSize * size_t{std::max<uint32_t>(options_.header_archives_hint, 1)});
-    Count([](IoCounters& c) { ++c.pread; });
-    ssize_t r = ::pread(fd_, bytes.data(), bytes.size(), 0);
-    if (r < 0) return Fail("pread", errno);
-    Count([r](IoCounters& c) { c.bytes_read += static_cast<uint64_t>(r); });
-    bytes.resize(static_cast<size_t>(r));
+  if (!python_mode()) {
+    // kMinimal also takes the first archive's base point, which every update and
+    // most fetches read next (it follows the header when there are <= hint archives).
+    const size_t hint = std::max<uint32_t>(options_.header_archives_hint, 1);
+    bytes.resize(kMetadataSize + kArchiveInfoSize * hint + (plans_reads() ? kPointSize : 0));
+    StatusOr<size_t> got = SysPread(0, bytes.data(), bytes.size());
+    if (!got.ok()) return got.status();
+    bytes.resize(*got);
+    if (plans_reads()) Merge(0, bytes.data(), bytes.size(), false, false);
     StatusOr<Metadata> meta = ParseMetadata(bytes, path_);
     if (!meta.ok()) return meta.status();
     size_t need = kMetadataSize + kArchiveInfoSize * size_t{meta->archive_count};
     if (need > bytes.size()) {
       size_t have = bytes.size();
       bytes.resize(need);
-      Status st = ReadAt(have, bytes.data() + have, need - have);
+      Status st = Prefetch(have, need - have + kPointSize);
+      if (st.ok()) st = ReadAt(have, bytes.data() + have, need - have);
       if (!st.ok()) bytes.resize(have);  // ParseHeader names the truncation.
     }
   } else {
@@ -212,9 +229,21 @@ StatusOr<size_t> WhisperFile::Positioned(const char* op, uint64_t offset, size_t
   return done;
 }
 
+StatusOr<size_t> WhisperFile::SysPread(uint64_t offset, void* buf, size_t n) {
+  for (;;) {
+    Count([](IoCounters& c) { ++c.pread; });
+    ssize_t r = ::pread(fd_, buf, n, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Fail("pread", errno);
+    Count([r](IoCounters& c) { c.bytes_read += static_cast<uint64_t>(r); });
+    return static_cast<size_t>(r);
+  }
+}
+
 Status WhisperFile::ReadAt(uint64_t offset, void* buf, size_t n) {
   requested_read_bytes_ += n;
-  if (options_.mode != IoMode::kExact) {
+  if (plans_reads()) return ImageRead(offset, buf, n);
+  if (python_mode()) {
     STOREBENCH_RETURN_IF_ERROR(Seek(offset));
     return Read(buf, n);
   }
@@ -231,10 +260,18 @@ Status WhisperFile::ReadAt(uint64_t offset, void* buf, size_t n) {
 }
 
 Status WhisperFile::WriteAt(uint64_t offset, const void* buf, size_t n) {
-  if (options_.mode != IoMode::kExact) {
+  if (plans_reads()) {
+    Merge(offset, static_cast<const uint8_t*>(buf), n, true, true);
+    return Status::Ok();
+  }
+  if (python_mode()) {
     STOREBENCH_RETURN_IF_ERROR(Seek(offset));
     return Write(buf, n);
   }
+  return SysPwriteAll(offset, buf, n);
+}
+
+Status WhisperFile::SysPwriteAll(uint64_t offset, const void* buf, size_t n) {
   const auto* p = static_cast<const uint8_t*>(buf);
   StatusOr<size_t> done = Positioned("pwrite", offset, n,
                                      [&](size_t at, off_t off) { return ::pwrite(fd_, p + at, n - at, off); },
@@ -244,7 +281,7 @@ Status WhisperFile::WriteAt(uint64_t offset, const void* buf, size_t n) {
 }
 
 Status WhisperFile::PythonTell() {
-  if (options_.mode == IoMode::kExact) return Status::Ok();
+  if (!python_mode()) return Status::Ok();
   return SysLseek(0, SEEK_CUR).status();
 }
 
@@ -256,6 +293,7 @@ Status WhisperFile::Close() {
   if (fd_ < 0) return Status::Ok();
   Status st;
   if (options_.mode == IoMode::kBuffered && writable_) st = FlushAndRewind();
+  if (plans_reads()) st = Flush();
   Count([](IoCounters& c) { ++c.close; });
   if (::close(fd_) != 0 && st.ok()) st = Fail("close", errno);
   fd_ = -1;

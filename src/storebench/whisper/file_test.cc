@@ -68,7 +68,7 @@ TEST(WhisperFileTest, LockAndFadviseAreCounted) {
 
 TEST(WhisperFileTest, ModesWriteIdenticalFiles) {
   std::vector<std::string> contents;
-  for (IoMode mode : {IoMode::kExact, IoMode::kPythonUnbuffered, IoMode::kBuffered}) {
+  for (IoMode mode : {IoMode::kExact, IoMode::kMinimal, IoMode::kPythonUnbuffered, IoMode::kBuffered}) {
     for (size_t buffer : {size_t{4096}, size_t{8192}}) {
       std::string path = Fresh("modes.wsp");
       IoOptions io;

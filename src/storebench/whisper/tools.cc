@@ -111,6 +111,24 @@ std::optional<double> ParseFloat(const std::string& s) {
   return std::nullopt;
 }
 
+// --io exact|minimal|python (create, update, fetch): how the tool moves bytes;
+// files and output are the same with each.
+const OptionSpec kIoOption{"--io", "", "exact|minimal|python"};
+
+bool ParseIo(const Parsed& p, const Usage& usage, IoOptions& io) {
+  io.mode = IoMode::kMinimal;
+  const std::string* v = p.Get(kIoOption.name);
+  if (v == nullptr) return true;
+  for (IoMode mode : {IoMode::kExact, IoMode::kMinimal, IoMode::kPythonUnbuffered}) {
+    if (*v == IoModeName(mode)) {
+      io.mode = mode;
+      return true;
+    }
+  }
+  usage.Fail(fmt::format("option --io: invalid choice: '{}' (choose from exact, minimal, python)", *v));
+  return false;
+}
+
 int Error(std::ostream& err, const Status& st) {
   err << "[ERROR] " << st.message() << "\n";
   return 1;
@@ -125,10 +143,13 @@ int Create(const std::vector<std::string>& words, std::ostream& out, std::ostrea
                      {"--overwrite", "", ""},
                      {"--estimate", "", ""},
                      {"--sparse", "", ""},
-                     {"--fallocate", "", ""}},
+                     {"--fallocate", "", ""},
+                     kIoOption},
                     usage, p)) {
     return 2;
   }
+  IoOptions io;
+  if (!ParseIo(p, usage, io)) return 2;
   static const char* kUsage = "Usage: storebench whisper create path timePerPoint:timeToStore [timePerPoint:timeToStore]*\n";
   CreateOptions options;
   if (const std::string* x = p.Get("--xFilesFactor")) {
@@ -189,7 +210,7 @@ int Create(const std::vector<std::string>& words, std::ostream& out, std::ostrea
     out << "Overwriting existing file: " << path << "\n";
     ::unlink(path.c_str());
   }
-  Status s = whisper::Create(path, archives, options);
+  Status s = whisper::Create(path, archives, options, io);
   if (!s.ok()) return Error(err, s);
   if (::stat(path.c_str(), &st) != 0) return Error(err, ErrnoStatus("stat", path, errno));
   out << fmt::format("Created: {} ({} bytes)\n", path, st.st_size);
@@ -199,7 +220,8 @@ int Create(const std::vector<std::string>& words, std::ostream& out, std::ostrea
 int Update(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
   Usage usage{err, "whisper update"};
   Parsed p;
-  if (!ParseOptions(words, {}, usage, p)) return 2;
+  IoOptions io;
+  if (!ParseOptions(words, {kIoOption}, usage, p) || !ParseIo(p, usage, io)) return 2;
   if (p.args.size() < 2) {
     out << "Usage: storebench whisper update [options] path timestamp:value [timestamp:value]*\n";
     return 1;
@@ -218,8 +240,8 @@ int Update(const std::vector<std::string>& words, std::ostream& out, std::ostrea
     }
     points.push_back({*t, *v});
   }
-  Status s = points.size() == 1 ? whisper::Update(p.args[0], points[0].value, points[0].timestamp, now)
-                                : whisper::UpdateMany(p.args[0], points, now);
+  Status s = points.size() == 1 ? whisper::Update(p.args[0], points[0].value, points[0].timestamp, now, io)
+                                : whisper::UpdateMany(p.args[0], points, now, io);
   return s.ok() ? 0 : Error(err, s);
 }
 
@@ -232,10 +254,13 @@ int Fetch(const std::vector<std::string>& words, std::ostream& out, std::ostream
                      {"--json", "", ""},
                      {"--pretty", "", ""},
                      {"--time-format", "-t", "STRFTIME_FORMAT"},
-                     {"--drop", "", "nulls|zeroes|empty"}},
+                     {"--drop", "", "nulls|zeroes|empty"},
+                     kIoOption},
                     usage, p)) {
     return 2;
   }
+  IoOptions io;
+  if (!ParseIo(p, usage, io)) return 2;
   const int64_t now = WallNow();
   int64_t from = now - 86400, until = now;
   for (auto [flag, target] : {std::pair{"--from", &from}, std::pair{"--until", &until}}) {
@@ -253,7 +278,7 @@ int Fetch(const std::vector<std::string>& words, std::ostream& out, std::ostream
     out << "Usage: storebench whisper fetch [options] path\n";
     return 1;
   }
-  StatusOr<std::optional<FetchResult>> r = whisper::Fetch(p.args[0], from, until, now);
+  StatusOr<std::optional<FetchResult>> r = whisper::Fetch(p.args[0], from, until, now, io);
   if (!r.ok()) return Error(err, r.status());
   if (!r->has_value()) {
     err << "No data in selected timerange\n";

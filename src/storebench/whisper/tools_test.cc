@@ -98,12 +98,37 @@ TEST_F(ToolsTest, UpdateFetchAndDumpMatchTheScripts) {
   EXPECT_EQ(Ours({"dump", f}).out, Theirs("dump", {g}).out);
 }
 
+// --io changes how bytes move, never the files or the output.
+TEST_F(ToolsTest, EveryIoModeGivesTheScriptsFilesAndOutput) {
+  std::vector<std::string> points;
+  for (int i = 5; i < 25; ++i) points.push_back(std::to_string(now_ - 60 * i) + ":" + std::to_string(i * 0.5));
+  const std::string py = dir_ + "/py.wsp";
+  ASSERT_EQ(Theirs("create", {py, "60:120", "300:100", "3600:50"}).exit_code, 0);
+  std::vector<std::string> py_args = {py};
+  py_args.insert(py_args.end(), points.begin(), points.end());
+  ASSERT_EQ(Theirs("update", py_args).exit_code, 0);
+  ASSERT_EQ(Theirs("update", {py, std::to_string(now_ - 1800) + ":-7"}).exit_code, 0);
+  const std::string from = std::to_string(now_ - 3000), until = std::to_string(now_ - 600);
+  const std::string expected = Theirs("fetch", {"--from", from, "--until", until, py}).out;
+  for (const char* io : {"exact", "minimal", "python"}) {
+    const std::string f = dir_ + "/" + io + ".wsp";
+    ASSERT_EQ(Ours({"create", "--io", io, f, "60:120", "300:100", "3600:50"}).code, 0) << io;
+    std::vector<std::string> args = {"update", "--io=" + std::string(io), f};
+    args.insert(args.end(), points.begin(), points.end());
+    ASSERT_EQ(Ours(args).code, 0) << io;
+    ASSERT_EQ(Ours({"update", f, "--io", io, std::to_string(now_ - 1800) + ":-7"}).code, 0) << io;
+    EXPECT_EQ(Ours({"dump", f}).out, Theirs("dump", {py}).out) << io;
+    EXPECT_EQ(Ours({"fetch", "--io", io, "--from", from, "--until", until, py}).out, expected) << io;
+  }
+}
+
 TEST_F(ToolsTest, BadUsageIsOneLineAndExitTwo) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"fetch", "--from", "yesterday", "x.wsp"},
            {"fetch", "--drop", "all", "x.wsp"},
            {"info", "--bogus", "x.wsp"},
            {"update", "x.wsp", "12:ab"},
+           {"update", "--io", "mmap", "x.wsp", "12:1"},
            {"dump"},
            {"frobnicate"}}) {
     ToolOutput o = Ours(args);

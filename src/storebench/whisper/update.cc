@@ -38,6 +38,60 @@ Status WriteSlot(WhisperFile& f, const ArchiveInfo& archive, const Point& point)
   return f.WriteAt(at, buf, sizeof(buf));
 }
 
+// The range of `higher` that Propagate() reads for the `lower` interval starting at
+// `lower_start`, as an offset from higher.offset and a length (it may wrap).
+std::pair<uint64_t, uint64_t> SpanOf(const ArchiveInfo& higher, uint32_t base, const ArchiveInfo& lower,
+                                     int64_t lower_start) {
+  const uint64_t first = base == 0 ? higher.offset : SlotOffset(higher, base, lower_start);
+  const uint64_t span = uint64_t{lower.seconds_per_point / higher.seconds_per_point} * kPointSize;
+  return {first - higher.offset, span};
+}
+
+// Two reads become one when at most this many bytes lie between them: copying
+// them costs less than another pread (they are in the page cache or on the
+// same pages as the bytes read anyway).
+bool Joinable(uint64_t end, uint64_t next_begin) {
+  constexpr uint64_t kMaxGap = 512;
+  return next_begin <= end + kMaxGap;
+}
+
+// kMinimal only: loads every range of `higher` that propagating `intervals` into
+// `lower` will read, one pread per contiguous range (see Joinable), plus
+// lower's base point when it can join one of them; so that Propagate() reads each
+// byte once, whatever the number of intervals.
+Status PrefetchSpans(WhisperFile& f, const ArchiveInfo& higher, const ArchiveInfo& lower,
+                     const std::vector<int64_t>& intervals) {
+  if (!f.plans_reads() || intervals.empty()) return Status::Ok();
+  uint8_t buf[kPointSize];
+  STOREBENCH_RETURN_IF_ERROR(f.PeekAt(higher.offset, buf, sizeof(buf)));
+  const uint32_t base = DecodePoint(buf).timestamp;
+  std::vector<std::pair<uint64_t, uint64_t>> pieces;  // [begin, end) file offsets
+  pieces.reserve(intervals.size() + 2);
+  for (int64_t lower_start : intervals) {
+    auto [at, len] = SpanOf(higher, base, lower, lower_start);
+    len = std::min(len, higher.size_bytes());
+    const uint64_t head = std::min(len, higher.size_bytes() - at);
+    pieces.push_back({higher.offset + at, higher.offset + at + head});
+    if (head < len) pieces.push_back({higher.offset, higher.offset + (len - head)});
+  }
+  std::sort(pieces.begin(), pieces.end());
+  std::vector<std::pair<uint64_t, uint64_t>> merged = {pieces.front()};
+  for (const auto& p : pieces) {
+    if (Joinable(merged.back().second, p.first)) {
+      merged.back().second = std::max(merged.back().second, p.second);
+    } else {
+      merged.push_back(p);
+    }
+  }
+  // Lower's base point follows higher's last byte in the file (ParseHeader checks
+  // the archives are in file order).
+  for (auto& [begin, end] : merged) {
+    if (lower.offset >= end && Joinable(end, lower.offset)) end = lower.offset + kPointSize;
+    STOREBENCH_RETURN_IF_ERROR(f.Prefetch(begin, end - begin));
+  }
+  return Status::Ok();
+}
+
 // __propagate(): aggregates the `higher` points covering the `lower` interval of
 // `timestamp` into `lower` when at least xFilesFactor of them are known.
 StatusOr<bool> Propagate(WhisperFile& f, const Header& header, int64_t timestamp, const ArchiveInfo& higher,
@@ -45,9 +99,9 @@ StatusOr<bool> Propagate(WhisperFile& f, const Header& header, int64_t timestamp
   const int64_t lower_start = AlignDown(timestamp, lower.seconds_per_point);
   StatusOr<Point> base = ReadPoint(f, higher.offset);
   if (!base.ok()) return base.status();
-  const uint64_t first = base->timestamp == 0 ? higher.offset : SlotOffset(higher, base->timestamp, lower_start);
-  const uint64_t span = uint64_t{lower.seconds_per_point / higher.seconds_per_point} * kPointSize;
-  const uint64_t last = (first - higher.offset + span) % higher.size_bytes() + higher.offset;
+  const auto [at, span] = SpanOf(higher, base->timestamp, lower, lower_start);
+  const uint64_t first = higher.offset + at;
+  const uint64_t last = (at + span) % higher.size_bytes() + higher.offset;
   std::vector<uint8_t> series;
   if (first < last) {
     series.resize(last - first);
@@ -141,7 +195,9 @@ Status ArchiveUpdateMany(WhisperFile& f, const Header& header, size_t archive_in
     intervals.reserve(aligned.size());
     for (const TimedValue& p : aligned) intervals.push_back(AlignDown(p.timestamp, lower.seconds_per_point));
     bool further = false;
-    for (int64_t interval : CPythonSetOrder(intervals)) {
+    const std::vector<int64_t> ordered = CPythonSetOrder(intervals);
+    STOREBENCH_RETURN_IF_ERROR(PrefetchSpans(f, *higher, lower, ordered));
+    for (int64_t interval : ordered) {
       StatusOr<bool> done = Propagate(f, header, interval, *higher, lower);
       if (!done.ok()) return done.status();
       further = further || *done;
@@ -161,9 +217,16 @@ Status WithFile(const std::string& path, const IoOptions& io, IoCounters* counte
   return st.ok() ? closed : st;
 }
 
-}  // namespace
+// Runs `op` and then writes what kMinimal holds, also after a failure: whisper.py
+// has written everything before the failing step by then.
+template <typename Op>
+Status ThenFlush(WhisperFile& f, Op op) {
+  Status st = op();
+  Status flushed = f.Flush();
+  return st.ok() ? flushed : st;
+}
 
-Status UpdateFile(WhisperFile& f, double value, std::optional<int64_t> timestamp, int64_t now) {
+Status UpdateOne(WhisperFile& f, double value, std::optional<int64_t> timestamp, int64_t now) {
   StatusOr<Header> header = f.ReadHeader();
   if (!header.ok()) return header.status();
   const int64_t t = timestamp.value_or(now);
@@ -190,7 +253,7 @@ Status UpdateFile(WhisperFile& f, double value, std::optional<int64_t> timestamp
   return Status::Ok();
 }
 
-Status UpdateManyFile(WhisperFile& f, std::vector<TimedValue> points, int64_t now) {
+Status UpdateManyPoints(WhisperFile& f, std::vector<TimedValue> points, int64_t now) {
   if (points.empty()) return Status::Ok();
   // Newest first; equal timestamps keep their input order, as Python's stable sort does.
   std::stable_sort(points.begin(), points.end(),
@@ -217,6 +280,16 @@ Status UpdateManyFile(WhisperFile& f, std::vector<TimedValue> points, int64_t no
   }
   if (archive < count && !current.empty()) STOREBENCH_RETURN_IF_ERROR(commit());
   return Status::Ok();
+}
+
+}  // namespace
+
+Status UpdateFile(WhisperFile& f, double value, std::optional<int64_t> timestamp, int64_t now) {
+  return ThenFlush(f, [&] { return UpdateOne(f, value, timestamp, now); });
+}
+
+Status UpdateManyFile(WhisperFile& f, std::vector<TimedValue> points, int64_t now) {
+  return ThenFlush(f, [&] { return UpdateManyPoints(f, std::move(points), now); });
 }
 
 Status Update(const std::string& path, double value, std::optional<int64_t> timestamp, int64_t now,

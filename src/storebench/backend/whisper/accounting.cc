@@ -125,10 +125,7 @@ void RunAccounting::Figures(const Dataset& dataset, const WhisperOptions& o, Met
             "pages the data syscalls looked up (one per syscall + bytes moved / 4 KiB)");
 
   out->Text({"whisper", "workload"}, std::string(WorkloadName(o.workload))).summary = "workload";
-  out->Text({"whisper", "io_mode"}, o.io.mode == whisper::IoMode::kExact      ? "exact"
-                                    : o.io.mode == whisper::IoMode::kBuffered ? "buffered"
-                                                                              : "python")
-      .summary = "io";
+  out->Text({"whisper", "io_mode"}, std::string(whisper::IoModeName(o.io.mode))).summary = "io";
   out->Gauge({"whisper", "buffer_bytes"},
              static_cast<double>(o.io.mode == whisper::IoMode::kBuffered ? o.io.buffer_size : 0), Unit::kBytes,
              MergeRule::kSame);

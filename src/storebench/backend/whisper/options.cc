@@ -19,6 +19,9 @@ Status ResolveIo(WhisperOptions& o) {
       return Status::InvalidArgument("--io python: whisper.py 1.1.4 is unbuffered; drop --buffer (or use --io exact "
                                      "--buffer N for Python's buffered file object)");
     o.io.mode = whisper::IoMode::kPythonUnbuffered;
+  } else if (o.io_name == "minimal") {
+    if (o.buffer != 0) return Status::InvalidArgument("--io minimal: reads and writes whole ranges itself; drop --buffer");
+    o.io.mode = whisper::IoMode::kMinimal;
   } else {
     o.io.mode = o.buffer == 0 ? whisper::IoMode::kExact : whisper::IoMode::kBuffered;
     if (o.buffer != 0) o.io.buffer_size = static_cast<size_t>(o.buffer);
@@ -31,18 +34,6 @@ Status ResolveIo(WhisperOptions& o) {
 std::string_view WorkloadName(Workload w) {
   for (const auto& [name, value] : kWorkloads)
     if (value == w) return name;
-  return "?";
-}
-
-std::string IoModeName(const whisper::IoOptions& io) {
-  switch (io.mode) {
-    case whisper::IoMode::kExact:
-      return "exact (pread/pwrite of the bytes needed)";
-    case whisper::IoMode::kBuffered:
-      return fmt::format("buffered {} (Python file object)", FormatBytes(static_cast<double>(io.buffer_size)));
-    case whisper::IoMode::kPythonUnbuffered:
-      return "python (whisper.py 1.1.4: unbuffered lseek+read/write)";
-  }
   return "?";
 }
 
@@ -89,8 +80,10 @@ const OptionTable<WhisperOptions>& WhisperOptionTable() {
               "whisper: 0 = exact-size pread/pwrite; 4k, 8k = Python's buffered file object of that size", "0", 0,
               64u << 20)
         .Enum("io", &WhisperOptions::io_name,
-              std::vector<std::pair<std::string, std::string>>{{"exact", "exact"}, {"python", "python"}},
-              "whisper: exact (with --buffer: buffered) | python (whisper.py 1.1.4's unbuffered lseek+read/write)",
+              std::vector<std::pair<std::string, std::string>>{
+                  {"exact", "exact"}, {"minimal", "minimal"}, {"python", "python"}},
+              "whisper: exact (with --buffer: buffered) | minimal (each range read once, one pwrite per changed "
+              "range) | python (whisper.py 1.1.4's unbuffered lseek+read/write)",
               "exact")
         .Custom({"fetch-range", OptionType::kDuration, "whisper fetch: time range of one fetch, e.g. 1h, 1d", "1h", {},
                  "at least 1s", ""},

@@ -41,8 +41,6 @@ struct WhisperOptions {
   uint64_t buffer = 0;              // --buffer as given
 };
 
-// "exact", "buffered 8.0 KiB", "python (whisper.py 1.1.4, unbuffered)".
-std::string IoModeName(const whisper::IoOptions& io);
 
 // The backend's options, declared once (become `run`/`prepare` flags).
 const OptionTable<WhisperOptions>& WhisperOptionTable();

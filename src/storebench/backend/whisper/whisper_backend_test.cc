@@ -47,11 +47,15 @@ TEST(WhisperOptions, BufferAndIoChooseTheMode) {
   auto python = ParseWhisperOptions({{"io", "python"}});
   ASSERT_TRUE(python.ok());
   EXPECT_EQ(python->io.mode, whisper::IoMode::kPythonUnbuffered);
+  auto minimal = ParseWhisperOptions({{"io", "minimal"}});
+  ASSERT_TRUE(minimal.ok());
+  EXPECT_EQ(minimal->io.mode, whisper::IoMode::kMinimal);
 }
 
 TEST(WhisperOptions, BadValuesNameTheFlag) {
   for (const OptionValues& v : std::vector<OptionValues>{{{"workload", "scan"}},
                                                          {{"io", "python"}, {"buffer", "8k"}},
+                                                         {{"io", "minimal"}, {"buffer", "8k"}},
                                                          {{"retention", "60s:1d,90s:30d"}},
                                                          {{"metric-dist", "nope"}},
                                                          {{"xff", "1.5"}},

@@ -94,6 +94,21 @@ class WhisperCli : public ::testing::Test {
     std::sort(files.begin(), files.end());
     return files;
   }
+  // The same update runs on two identical data sets, with `flags_a` and with
+  // `flags_b`; checks that they leave byte-identical files and returns both JSON documents.
+  std::pair<nlohmann::json, nlohmann::json> RunBothWays(const std::string& flags_a, const std::string& flags_b) {
+    const fs::path a_set = dir_ / "a", b_set = dir_ / "b";
+    Prepare(a_set);
+    Prepare(b_set);
+    std::pair<nlohmann::json, nlohmann::json> docs = {RunUpdates(a_set, flags_a), RunUpdates(b_set, flags_b)};
+    EXPECT_FALSE(docs.first.is_discarded()) << flags_a;
+    EXPECT_FALSE(docs.second.is_discarded()) << flags_b;
+    const auto af = Files(a_set), bf = Files(b_set);
+    EXPECT_EQ(af.size(), bf.size());
+    for (size_t i = 0; i < std::min(af.size(), bf.size()); ++i)
+      EXPECT_TRUE(Slurp(af[i]) == Slurp(bf[i])) << af[i] << " (" << flags_a << ") vs " << bf[i] << " (" << flags_b << ")";
+    return docs;
+  }
   fs::path dir_;
 };
 
@@ -163,13 +178,8 @@ TEST_F(WhisperCli, UpdatesLeaveThePointsWhisperPyFetchesAndTheJsonHasTheContract
 }
 
 TEST_F(WhisperCli, ExactIoNeedsFewerSyscallsAndNeverMoreBytesThanBufferedAndWritesTheSameFiles) {
-  const fs::path exact_set = dir_ / "exact", buffered_set = dir_ / "buffered";
-  Prepare(exact_set);
-  Prepare(buffered_set);
-  const nlohmann::json exact = RunUpdates(exact_set, "--buffer 0");
-  const nlohmann::json buffered = RunUpdates(buffered_set, "--buffer 8k");
-  ASSERT_FALSE(exact.is_discarded());
-  ASSERT_FALSE(buffered.is_discarded());
+  const auto [exact, buffered] = RunBothWays("--buffer 0", "--buffer 8k");
+  if (exact.is_discarded() || buffered.is_discarded()) return;
   const auto& e = exact["whisper"];
   const auto& b = buffered["whisper"];
   EXPECT_LT(e["syscalls_per_update"].get<double>(), b["syscalls_per_update"].get<double>());
@@ -178,9 +188,17 @@ TEST_F(WhisperCli, ExactIoNeedsFewerSyscallsAndNeverMoreBytesThanBufferedAndWrit
   // The same ops asked for the same bytes; only how they moved differs.
   EXPECT_EQ(exact["io"]["requested_bytes"], buffered["io"]["requested_bytes"]);
   EXPECT_EQ(e["bytes_written_per_update"], b["bytes_written_per_update"]);
-  const auto ef = Files(exact_set), bf = Files(buffered_set);
-  ASSERT_EQ(ef.size(), bf.size());
-  for (size_t i = 0; i < ef.size(); ++i) EXPECT_TRUE(Slurp(ef[i]) == Slurp(bf[i])) << ef[i] << " vs " << bf[i];
+}
+
+TEST_F(WhisperCli, MinimalIoNeedsFewerSyscallsThanExactAndWritesTheSameFiles) {
+  const auto [exact, minimal] = RunBothWays("--io exact", "--io minimal");
+  if (exact.is_discarded() || minimal.is_discarded()) return;
+  EXPECT_EQ(minimal["whisper"]["io_mode"], "minimal");
+  EXPECT_EQ(exact["whisper"]["io_mode"], "exact");
+  EXPECT_LT(minimal["whisper"]["syscalls_per_update"].get<double>(), exact["whisper"]["syscalls_per_update"].get<double>());
+  EXPECT_EQ(minimal["whisper"]["update"]["syscalls_per_op_by_kind"].value("lseek", 0.0), 0.0);
+  EXPECT_EQ(exact["io"]["requested_bytes"], minimal["io"]["requested_bytes"]);
+  EXPECT_TRUE(minimal["cache"]["hit_ratio"].is_number());
 }
 
 TEST_F(WhisperCli, MissingAndMismatchingDataSetsAreBadInputWithARemedy) {
