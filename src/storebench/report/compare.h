@@ -50,6 +50,10 @@ struct CompareInput {
   std::vector<std::string> varied_keys;
 };
 
+// The buckets (value ns, count) of the lossless histogram at `node`[`which`].histogram
+// of a run document; Corruption names `where`.`which`.histogram.
+StatusOr<Buckets> HistogramBuckets(const nlohmann::json& node, const std::string& which, const std::string& where);
+
 // Reads one run document; NotFound / Corruption name the file.
 StatusOr<RunRecord> LoadRun(const std::string& path);
 

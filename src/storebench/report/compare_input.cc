@@ -45,19 +45,6 @@ nlohmann::json FlattenConfig(const nlohmann::json& config) {
   return out;
 }
 
-StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::string& which, const std::string& path) {
-  const auto* node = latency.is_object() && latency.contains(which) ? &latency[which] : nullptr;
-  if (!node || !(*node).contains("histogram") || !(*node)["histogram"].is_string())
-    return Status::Corruption(fmt::format("{}: latency.{}.histogram is missing", path, which));
-  auto h = measure::Histogram::Decode((*node)["histogram"].get<std::string>());
-  if (!h.ok()) return Status::Corruption(fmt::format("{}: latency.{}.histogram: {}", path, which, h.status().message()));
-  Buckets out;
-  // The bucket's highest equivalent value, clamped to the exact max, is what
-  // Histogram::ValueAtPercentile reports, so merged percentiles match `run`.
-  h->ForEachBucket([&](uint64_t, uint64_t hi, uint64_t count) { out.emplace_back(std::min(hi, h->max()), count); });
-  return out;
-}
-
 StatusOr<std::string> ReadText(const std::string& path) {
   std::ifstream in(path);
   if (!in) return ErrnoStatus("open", path, errno);
@@ -128,6 +115,19 @@ Status LoadMatrixDir(const fs::path& dir, CompareInput* input) {
 
 }  // namespace
 
+StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::string& which, const std::string& where) {
+  const auto* node = latency.is_object() && latency.contains(which) ? &latency[which] : nullptr;
+  if (!node || !(*node).contains("histogram") || !(*node)["histogram"].is_string())
+    return Status::Corruption(fmt::format("{}.{}.histogram is missing", where, which));
+  auto h = measure::Histogram::Decode((*node)["histogram"].get<std::string>());
+  if (!h.ok()) return Status::Corruption(fmt::format("{}.{}.histogram: {}", where, which, h.status().message()));
+  Buckets out;
+  // The bucket's highest equivalent value, clamped to the exact max, is what
+  // Histogram::ValueAtPercentile reports, so merged percentiles match `run`.
+  h->ForEachBucket([&](uint64_t, uint64_t hi, uint64_t count) { out.emplace_back(std::min(hi, h->max()), count); });
+  return out;
+}
+
 StatusOr<RunRecord> LoadRun(const std::string& path) {
   auto parsed = ReadJson(path);
   if (!parsed.ok()) return parsed.status();
@@ -151,9 +151,9 @@ StatusOr<RunRecord> LoadRun(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(fmt::format("{}: malformed run result: {}", path, e.what()));
   }
-  auto resp = HistogramBuckets(doc["latency"], "response", path);
+  auto resp = HistogramBuckets(doc["latency"], "response", path + ": latency");
   if (!resp.ok()) return resp.status();
-  auto serv = HistogramBuckets(doc["latency"], "service", path);
+  auto serv = HistogramBuckets(doc["latency"], "service", path + ": latency");
   if (!serv.ok()) return serv.status();
   r.response = std::move(*resp);
   r.service = std::move(*serv);
