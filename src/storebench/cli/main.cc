@@ -16,6 +16,7 @@
 #include "storebench/cli/demo.h"
 #include "storebench/cli/matrix_command.h"
 #include "storebench/cli/run_command.h"
+#include "storebench/cli/search_command.h"
 #include "storebench/whisper/tools.h"
 
 namespace {
@@ -66,6 +67,10 @@ int main(int argc, char** argv) {
   MatrixFlags matrix_flags;
   CLI::App* matrix = app.add_subcommand("matrix", "run variants interleaved, repeated, stored in one directory; compare them");
   AddMatrixFlags(matrix, &matrix_flags);
+  SearchFlags search_flags;
+  CLI::App* search = app.add_subcommand(
+      "search", "the highest rate at which latency goals hold: closed-loop capacity, then bisected open loops");
+  AddSearchFlags(search, &search_flags);
 
   try {
     app.parse(argc, argv);
@@ -90,6 +95,7 @@ int main(int argc, char** argv) {
   if (prepare->parsed()) return ExecutePrepare(prepare_flags.job);
   if (compare->parsed()) return ExecuteCompare(compare_flags);
   if (matrix->parsed()) return ExecuteMatrix(matrix_flags, &g_stop);
+  if (search->parsed()) return ExecuteSearch(search_flags, args, &g_stop);
   if (demo->parsed()) return RunDemo(&g_stop);
 #if STOREBENCH_HAVE_ROCKSDB
   return RunRocksdbDefaultJob(&g_stop);
