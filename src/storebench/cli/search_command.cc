@@ -1,5 +1,6 @@
 #include "storebench/cli/search_command.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -27,6 +28,7 @@ constexpr uint64_t kBootstrapSeed = 1;
 struct Settings {
   std::vector<report::Slo> slos;
   double min_rate = 0, max_rate = 0;
+  double max_fraction = 1;  // --max-rate N%: of the measured capacity
   uint64_t step_ns = 0;
   double confidence = 0;
   double precision = 0;
@@ -61,7 +63,12 @@ StatusOr<Settings> ParseSettings(const SearchFlags& f) {
     if (!r.ok()) return r.status();
     s.min_rate = *r;
   }
-  if (!f.max_rate.empty()) {
+  if (!f.max_rate.empty() && f.max_rate.back() == '%') {
+    auto v = ParsePercent(f.max_rate, "--max-rate", 1, 1000, false,
+                          "a rate such as 100k, or a percentage of the closed-loop capacity such as 120%");
+    if (!v.ok()) return v.status();
+    s.max_fraction = *v;
+  } else if (!f.max_rate.empty()) {
     auto r = ParseRate(f.max_rate, "--max-rate");
     if (!r.ok()) return r.status();
     s.max_rate = *r;
@@ -213,7 +220,8 @@ void AddSearchFlags(CLI::App* app, SearchFlags* f) {
   app->add_option("--slo", f->slo, "latency goal [KIND or CLASS:]pNN<=DURATION, e.g. p99<=1ms (repeatable)")
       ->allow_extra_args(false);
   app->add_option("--min-rate", f->min_rate, "lowest rate to try, e.g. 5k (default: 10% of the top)");
-  app->add_option("--max-rate", f->max_rate, "top rate to try, e.g. 100k (default: the measured closed-loop capacity)");
+  app->add_option("--max-rate", f->max_rate, "top rate to try: a rate such as 100k, or a percentage of the measured closed-loop capacity such as 120% "
+                  "(default: 100%)");
   app->add_option("--step-duration", f->step_duration, "measured time of each step")->capture_default_str();
   app->add_option("--repeat", f->repeat, "runs per step (whole runs are resampled when > 1)")->capture_default_str();
   app->add_option("--confidence", f->confidence, "confidence in percent that each SLO holds")->capture_default_str();
@@ -258,14 +266,16 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
     auto cap = runner.Run(0);
     if (!cap.ok()) return ReportError(cap.status());
     Print("[capacity] " + report::StepLine(*cap));
-    r.top = cap->verdict.achieved;
-    r.top_source = "the closed-loop capacity";
+    r.top = std::round(cap->verdict.achieved * settings->max_fraction);
+    r.top_source = settings->max_fraction == 1
+                       ? std::string("the closed-loop capacity")
+                       : fmt::format("{:g}% of the closed-loop capacity", settings->max_fraction * 100);
     bool meets = !r.slos.empty();
     for (const auto& c : cap->verdict.slos) meets = meets && c.pass;
     if (meets)
       Print(fmt::format("the closed-loop capacity, {} ops/s, meets {}: latency does not limit this load below its "
                         "capacity; searching for the highest rate an open loop sustains",
-                        FormatCount(r.top), slos));
+                        FormatCount(cap->verdict.achieved), slos));
     r.capacity = std::move(*cap);
     if (!(r.top > 0)) return ReportError(Status::IOError("search: the closed-loop run completed no ops"));
   }

@@ -1,12 +1,13 @@
 // The `search` subcommand: the highest rate at which latency goals still hold.
 //
-//   storebench search --slo "p99<=1ms" [--slo …] [--min-rate R] [--max-rate R]
+//   storebench search --slo "p99<=1ms" [--slo …] [--min-rate R] [--max-rate R|N%]
 //     [--step-duration 10s] [--repeat N] [--confidence 95] [--precision 2%]
 //     [--sweep 10%,20%,…] [--out DIR] [--json FILE] -- RUN-ARGS…
 //
 // RUN-ARGS are parsed exactly as `run` parses them into a job::Job. The
 // closed-loop capacity is measured first with that job (unless --max-rate
-// gives the top), then open-loop steps of the same job at constant rates:
+// gives the top; --max-rate N% scales the measured capacity, to look above
+// it), then open-loop steps of the same job at constant rates:
 // the top, the bottom, then midpoints until the bracket is within
 // --precision (job::RateSearch), or the --sweep fractions of the top. Each
 // step is judged by report::JudgeStep (SLOs at --confidence, and keeping pace).

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -34,10 +35,15 @@ class Search : public storebench::testing::BinaryTest {
 };
 
 TEST_F(Search, FindsTheRateBelowTheSpinCapacityAndTheStepAboveReallyFails) {
-  Outcome o = Run("search --slo 'p99<=200us' --step-duration 300ms" + Json() + kSpin);
+  // On a machine shared with compilers, an open-loop worker that sleeps until
+  // its next arrival gets its core back milliseconds late; a real-time
+  // priority (when allowed) keeps the scheduler out of what this test checks.
+  const std::string rt = std::system("chrt -f 10 true > /dev/null 2>&1") == 0 ? "chrt -f 10 " : "";
+  Outcome o = RunShell(rt + testing::StorebenchBinary() + " search --slo 'p99<=200us' --max-rate 120% --step-duration 300ms" +
+                       Json() + kSpin);
   auto doc = Doc();
   if (o.code == 1 && doc["steps"].size() == 2) {
-    // Even a tenth of the capacity missed 200 us: on a machine whose other
+    // Even an eighth of the capacity missed 200 us: on a machine whose other
     // processes delay a waking worker by milliseconds, that is the true answer,
     // and the known one cannot be checked. The failure must be real, though.
     const auto& bottom = doc["steps"][1];
