@@ -103,10 +103,10 @@ std::string StepTable(const SearchResult& r) {
   std::vector<const SearchStep*> rows;
   for (const SearchStep& s : r.steps) rows.push_back(&s);
   std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->verdict.target < b->verdict.target; });
-  std::string out = fmt::format("{:>14} {:>14} {:>20} {:>20} {:>20} {:>14}  {}\n", "target ops/s", "achieved",
+  std::string out = fmt::format("{:>14} {:>14} {:>24} {:>24} {:>24} {:>14}  {}\n", "target ops/s", "achieved",
                                 "p50", "p99", "p99.9", "backlog max/end", "verdict");
   auto row = [&](const std::string& target, const StepVerdict& v, const std::string& verdict) {
-    return fmt::format("{:>14} {:>14} {:>20} {:>20} {:>20} {:>14}  {}\n", target, FormatCount(v.achieved),
+    return fmt::format("{:>14} {:>14} {:>24} {:>24} {:>24} {:>14}  {}\n", target, FormatCount(v.achieved),
                        FormatWithin("", v.p50).substr(1), FormatWithin("", v.p99).substr(1),
                        FormatWithin("", v.p999).substr(1),
                        FormatCount(v.max_backlog) + "/" + FormatCount(v.end_backlog), verdict);

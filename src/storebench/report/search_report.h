@@ -54,7 +54,7 @@ std::string SloList(const std::vector<Slo>& slos);
 std::string AnswerLine(const SearchResult& result);
 // One line for a finished step: "40,000 ops/s: achieved 39,998, p99 … ± …, backlog 0 — pass".
 std::string StepLine(const SearchStep& step);
-// Every step, by rate: rate, achieved, p50/p99/p99.9 ± half width, backlog, verdict (ends with a newline).
+// Every step, by rate: rate, achieved, p50/p99/p99.9 with intervals, backlog, verdict (ends with a newline).
 std::string StepTable(const SearchResult& result);
 nlohmann::json SearchJson(const SearchResult& result, const std::vector<std::string>& command,
                           const std::vector<std::string>& run_args);

@@ -158,6 +158,10 @@ std::string FormatWithin(const std::string& label, const PercentileInterval& ci)
                              : v < 1e9 ? std::pair{1e6, "ms"}
                                        : std::pair{1e9, "s"};
   const int digits = v < 1e3 ? 0 : 2;
+  // A lopsided interval (few runs, a heavy tail) is shown as its ends: "± half" would hide that.
+  if (std::fabs((ci.hi - v) - (v - ci.lo)) > 0.5 * half)
+    return fmt::format("{} {:.{}f} {} [{:.{}f}, {:.{}f}]", label, v / scale, digits, unit, ci.lo / scale, digits,
+                       ci.hi / scale, digits);
   return fmt::format("{} {:.{}f} {} ± {:.{}f}", label, v / scale, digits, unit, half / scale, digits);
 }
 

@@ -71,7 +71,8 @@ struct StepVerdict {
 StatusOr<StepVerdict> JudgeStep(const StepInput& step, const std::vector<Slo>& slos, double confidence,
                                 uint64_t seed);
 
-// "p99 1.40 ms ± 0.10": a percentile and the half width of its interval, in one unit.
+// "p99 1.40 ms ± 0.10": a percentile and the half width of its interval, in one
+// unit; "p99 4.28 ms [0.19, 17.64]" when the interval is lopsided.
 std::string FormatWithin(const std::string& label, const PercentileInterval& ci);
 
 }  // namespace storebench::report
