@@ -1,11 +1,13 @@
 #include "storebench/cli/search_command.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "storebench/base/atomic_file.h"
 #include "storebench/base/units.h"
@@ -30,6 +32,7 @@ struct Settings {
   double min_rate = 0, max_rate = 0;
   double max_fraction = 1;  // --max-rate N%: of the measured capacity
   uint64_t step_ns = 0;
+  uint64_t settle_ns = 0;
   double confidence = 0;
   double precision = 0;
   std::vector<double> sweep;  // fractions of the top
@@ -79,6 +82,9 @@ StatusOr<Settings> ParseSettings(const SearchFlags& f) {
   if (!step.ok()) return step.status();
   if (*step < 10'000'000) return Status::InvalidArgument("--step-duration: expected at least 10ms, e.g. 10s");
   s.step_ns = *step;
+  auto settle = ParseDurationNs(f.settle, "--settle");
+  if (!settle.ok()) return settle.status();
+  s.settle_ns = *settle;
   if (f.repeat < 1 || f.repeat > 1000)
     return Status::InvalidArgument("--repeat: expected a whole number of runs per step from 1 to 1000");
   auto c = ParsePercent(f.confidence, "--confidence", 50, 99.99, true, "a confidence level in percent, e.g. 95 or 99");
@@ -178,6 +184,8 @@ class StepRunner {
         return *doc;
       }
     }
+    if (ran_any_) Settle();
+    ran_any_ = true;
     job::RunHooks hooks;
     hooks.stop = stop_;
     auto result = job::RunPlan(*plan, hooks);
@@ -192,6 +200,15 @@ class StepRunner {
     return *doc;
   }
 
+  // Idles --settle before a run that follows another, in slices so SIGINT is seen.
+  void Settle() const {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(settings_.settle_ns);
+    while (!stop_->load() && std::chrono::steady_clock::now() < end)
+      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(end - std::chrono::steady_clock::now(),
+                                                                     std::chrono::milliseconds(10)));
+  }
+
+  bool ran_any_ = false;
   const job::Job& job_;
   const job::SearchLoad& load_;
   const Settings& settings_;
@@ -223,6 +240,10 @@ void AddSearchFlags(CLI::App* app, SearchFlags* f) {
   app->add_option("--max-rate", f->max_rate, "top rate to try: a rate such as 100k, or a percentage of the measured closed-loop capacity such as 120% "
                   "(default: 100%)");
   app->add_option("--step-duration", f->step_duration, "measured time of each step")->capture_default_str();
+  app->add_option("--settle", f->settle,
+                  "idle time before each run after the first, so one step's aftermath (a draining backlog, "
+                  "compaction, writeback) stays out of the next")
+      ->capture_default_str();
   app->add_option("--repeat", f->repeat, "runs per step (whole runs are resampled when > 1)")->capture_default_str();
   app->add_option("--confidence", f->confidence, "confidence in percent that each SLO holds")->capture_default_str();
   app->add_option("--precision", f->precision, "stop when the bracket is this narrow (relative)")->capture_default_str();

@@ -1,7 +1,7 @@
 // The `search` subcommand: the highest rate at which latency goals still hold.
 //
 //   storebench search --slo "p99<=1ms" [--slo …] [--min-rate R] [--max-rate R|N%]
-//     [--step-duration 10s] [--repeat N] [--confidence 95] [--precision 2%]
+//     [--step-duration 10s] [--settle 0] [--repeat N] [--confidence 95] [--precision 2%]
 //     [--sweep 10%,20%,…] [--out DIR] [--json FILE] -- RUN-ARGS…
 //
 // RUN-ARGS are parsed exactly as `run` parses them into a job::Job. The
@@ -35,6 +35,7 @@ struct SearchFlags {
   std::vector<std::string> slo;
   std::string min_rate, max_rate;
   std::string step_duration = "10s";
+  std::string settle = "0";
   int repeat = 1;
   std::string confidence = "95";
   std::string precision = "2%";
