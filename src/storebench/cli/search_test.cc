@@ -137,6 +137,9 @@ TEST_F(Search, ClassSloAndSweep) {
   }
   EXPECT_EQ(doc["slo"][0]["scope"], "a");
   EXPECT_EQ(doc["highest_passing_rate"], 2000);
+  EXPECT_NE(o.out.find("highest rate meeting a: p99 <= 20.00 ms: at least 2,000 ops/s, the highest rate swept"),
+            std::string::npos)
+      << o.out;
 }
 
 TEST_F(Search, AnInterruptedSearchResumesWithoutRepeatingStoredSteps) {

@@ -80,6 +80,9 @@ std::string AnswerLine(const SearchResult& r) {
     if (!fail) return fmt::format("no rate meeting {} was found: the search did not finish", slos);
     return fmt::format("no rate meets {}: even the lowest tried, {}, failed{}", slos, Rate(r.lowest_fail), why);
   }
+  if (r.lowest_fail == 0 && r.sweep)
+    return fmt::format("highest rate meeting {}: at least {}, the highest rate swept; none failed", slos,
+                       Rate(r.highest_pass));
   if (r.lowest_fail == 0)
     return fmt::format("highest rate meeting {}: at least {}, the top of the search ({}); none failed", slos,
                        Rate(r.highest_pass), r.top_source);
