@@ -131,6 +131,16 @@ std::string FormatDurationNs(double ns) {
   return fmt::format("{:.3f} s", ns / 1e9);
 }
 
+std::string FormatCount(double value) {
+  std::string digits = fmt::format("{:.0f}", std::fabs(value));
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (value <= -0.5 ? "-" : "") + out;
+}
+
 std::string FormatBytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

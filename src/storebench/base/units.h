@@ -29,6 +29,8 @@ std::vector<std::string_view> Split(std::string_view text, char sep);
 
 // "1.23 ms", "456 ns", "2.0 s": for human output.
 std::string FormatDurationNs(double ns);
+// "84,000", "1,234,567": a count or rate rounded to a whole number, with thousands separators.
+std::string FormatCount(double value);
 // "4.0 KiB", "1.5 GiB".
 std::string FormatBytes(double bytes);
 

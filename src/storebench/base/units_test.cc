@@ -49,6 +49,10 @@ TEST(Units, Counts) {
 TEST(Units, Format) {
   EXPECT_EQ(FormatDurationNs(1500), "1.50 us");
   EXPECT_EQ(FormatBytes(4096), "4.0 KiB");
+  EXPECT_EQ(FormatCount(84000), "84,000");
+  EXPECT_EQ(FormatCount(999.6), "1,000");
+  EXPECT_EQ(FormatCount(1234567), "1,234,567");
+  EXPECT_EQ(FormatCount(12), "12");
 }
 
 }  // namespace

@@ -45,9 +45,11 @@ class BinaryTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs `storebench ARGS` through the shell; stdout and stderr are captured.
-  Outcome Run(const std::string& args) {
-    std::string cmd = StorebenchBinary() + " " + args + " > " + (dir_ / "out").string() + " 2> " +
-                      (dir_ / "err").string();
+  Outcome Run(const std::string& args) { return RunShell(StorebenchBinary() + " " + args); }
+
+  // Runs a shell command line (e.g. storebench under `timeout`); stdout and stderr are captured.
+  Outcome RunShell(const std::string& command_line) {
+    std::string cmd = command_line + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
     int rc = std::system(cmd.c_str());
     return Outcome{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(dir_ / "out"), Slurp(dir_ / "err")};
   }

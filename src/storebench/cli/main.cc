@@ -17,6 +17,7 @@
 #include "storebench/cli/matrix_command.h"
 #include "storebench/cli/report_command.h"
 #include "storebench/cli/run_command.h"
+#include "storebench/cli/search_command.h"
 #include "storebench/whisper/tools.h"
 
 namespace {
@@ -71,6 +72,10 @@ int main(int argc, char** argv) {
   CLI::App* report = app.add_subcommand(
       "report", "a self-contained HTML report of runs, a matrix or an .hlog; HdrHistogram .hlog/.hgrm of a run");
   AddReportFlags(report, &report_flags);
+  SearchFlags search_flags;
+  CLI::App* search = app.add_subcommand(
+      "search", "the highest rate at which latency goals hold: closed-loop capacity, then bisected open loops");
+  AddSearchFlags(search, &search_flags);
 
   try {
     app.parse(argc, argv);
@@ -96,6 +101,7 @@ int main(int argc, char** argv) {
   if (compare->parsed()) return ExecuteCompare(compare_flags);
   if (matrix->parsed()) return ExecuteMatrix(matrix_flags, &g_stop);
   if (report->parsed()) return ExecuteReport(report_flags);
+  if (search->parsed()) return ExecuteSearch(search_flags, args, &g_stop);
   if (demo->parsed()) return RunDemo(&g_stop);
 #if STOREBENCH_HAVE_ROCKSDB
   return RunRocksdbDefaultJob(&g_stop);

@@ -82,15 +82,7 @@ std::string SafeStem(const std::string& name) {
 // Parses `args` as `run` would and builds its config, so a bad value fails
 // before any run starts rather than after hours of a matrix.
 Status CheckRunArgs(const std::vector<std::string>& args, const std::string& variant) {
-  RunFlagTable run;
-  std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 wants them reversed, without "run"
-  try {
-    run.app.parse(std::move(reversed));
-  } catch (const CLI::ParseError& e) {
-    return Status::InvalidArgument(fmt::format("matrix: variant {}: run arguments: {}", variant, e.what()));
-  }
-  NoteParsed(&run.app, &run.flags);
-  auto job = ResolveJob(run.flags);
+  auto job = ParseRunArgs(std::vector<std::string>(args.begin() + 1, args.end()));  // without "run"
   if (!job.ok()) return Status::InvalidArgument(fmt::format("matrix: variant {}: {}", variant, job.status().message()));
   // The whole plan, backend options included: a bad value fails before the first run.
   auto plan = job::MakePlan(*job);

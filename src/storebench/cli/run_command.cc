@@ -154,6 +154,19 @@ StatusOr<job::Job> ResolveJob(const RunFlags& f) {
   return *base;
 }
 
+StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args) {
+  CLI::App app;
+  RunFlags flags;
+  AddRunFlags(&app, &flags);
+  try {
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them reversed
+  } catch (const CLI::ParseError& e) {
+    return Status::InvalidArgument(fmt::format("run arguments: {}", e.what()));
+  }
+  NoteParsed(&app, &flags);
+  return ResolveJob(flags);
+}
+
 int ExecutePrepare(const job::Job& j) {
   auto report = job::PrepareJob(j);
   if (!report.ok()) return ReportError(report.status());

@@ -34,6 +34,11 @@ void NoteParsed(CLI::App* app, RunFlags* flags);
 // The job `flags` describe: the --job file (if any) with the command line's values on top.
 StatusOr<job::Job> ResolveJob(const RunFlags& flags);
 
+// Parses `args` (what follows `storebench run`) exactly as `run` does, --job
+// file included, into the job they describe. InvalidArgument with CLI11's or
+// the job file's message.
+StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args);
+
 // Runs a job; returns the exit code. `argv` is kept in the JSON.
 int ExecuteRun(const job::Job& job, const std::vector<std::string>& argv, const std::atomic<bool>* stop,
                bool print_job = false);

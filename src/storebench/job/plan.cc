@@ -40,33 +40,23 @@ constexpr const char* kClassForm =
     "(e.g. high:threads=1,priority=0,schedule=closed)";
 
 StatusOr<driver::WorkerGroup> ParseClass(const std::string& text, const CoreOptions& core) {
-  auto colon = text.find(':');
-  if (colon == std::string::npos || colon == 0) return Status::InvalidArgument(fmt::format("{}; got '{}'", kClassForm, text));
-  // Values may contain commas (sine:A,B,C,D; steps:…,…): a piece without '=' continues the previous value.
-  std::vector<std::pair<std::string, std::string>> kv;
-  for (std::string_view piece : Split(std::string_view(text).substr(colon + 1), ',')) {
-    auto eq = piece.find('=');
-    if (eq == std::string_view::npos) {
-      if (kv.empty()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kClassForm, text));
-      kv.back().second += "," + std::string(piece);
-    } else {
-      kv.emplace_back(std::string(piece.substr(0, eq)), std::string(piece.substr(eq + 1)));
-    }
-  }
+  auto split = SplitClass(text);
+  if (!split.ok()) return split.status();
+  const std::string& name = split->name;
   OptionValues values;
-  for (const auto& [k, v] : kv) {
+  for (const auto& [k, v] : split->settings) {
     if (!ClassOptionTable().Find(k)) return Status::InvalidArgument(fmt::format("{}; unknown key '{}'", kClassForm, k));
     if (!values.emplace(k, v).second)
-      return Status::InvalidArgument(fmt::format("--class {}: key '{}' is given twice", text.substr(0, colon), k));
+      return Status::InvalidArgument(fmt::format("--class {}: key '{}' is given twice", name, k));
   }
   ClassOptions c;
   c.threads = core.threads;
   c.iodepth = core.iodepth;
   c.schedule = core.schedule.empty() ? "closed" : core.schedule;
   auto applied = ClassOptionTable().Apply(values, &c);
-  if (!applied.ok()) return Status::InvalidArgument(fmt::format("--class {}: {}", text.substr(0, colon), applied.message()));
+  if (!applied.ok()) return Status::InvalidArgument(fmt::format("--class {}: {}", name, applied.message()));
   driver::WorkerGroup g;
-  g.name = text.substr(0, colon);
+  g.name = name;
   g.threads = c.threads;
   g.queue_depth = c.iodepth;
   g.priority = c.priority;
@@ -113,6 +103,30 @@ void SplitOps(uint64_t ops, driver::RunConfig* c) {
 }
 
 }  // namespace
+
+StatusOr<ClassText> SplitClass(const std::string& text) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0) return Status::InvalidArgument(fmt::format("{}; got '{}'", kClassForm, text));
+  ClassText out;
+  out.name = text.substr(0, colon);
+  // Values may contain commas (sine:A,B,C,D; steps:…,…): a piece without '=' continues the previous value.
+  for (std::string_view piece : Split(std::string_view(text).substr(colon + 1), ',')) {
+    auto eq = piece.find('=');
+    if (eq == std::string_view::npos) {
+      if (out.settings.empty()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kClassForm, text));
+      out.settings.back().second += "," + std::string(piece);
+    } else {
+      out.settings.emplace_back(std::string(piece.substr(0, eq)), std::string(piece.substr(eq + 1)));
+    }
+  }
+  return out;
+}
+
+std::string ClassText::ToText() const {
+  std::string out = name + ":";
+  for (size_t i = 0; i < settings.size(); ++i) out += (i ? "," : "") + settings[i].first + "=" + settings[i].second;
+  return out;
+}
 
 Status UnknownBackend(const std::string& name) {
   std::string names;

@@ -34,6 +34,16 @@ struct Plan {
 
 StatusOr<Plan> MakePlan(const Job& job);
 
+// One --class as written: NAME and its key=value settings in order (a value
+// may hold commas: sine:A,B,C,D). ToText() writes it back.
+struct ClassText {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::string ToText() const;
+};
+// InvalidArgument with the accepted --class form when `text` is not NAME:key=value,...
+StatusOr<ClassText> SplitClass(const std::string& text);
+
 // The message for a --backend that names no backend of this binary.
 Status UnknownBackend(const std::string& name);
 

@@ -50,6 +50,10 @@ struct CompareInput {
   std::vector<std::string> varied_keys;
 };
 
+// The buckets (value ns, count) of the lossless histogram at `node`[`which`].histogram
+// of a run document; Corruption names `where`.`which`.histogram.
+StatusOr<Buckets> HistogramBuckets(const nlohmann::json& node, const std::string& which, const std::string& where);
+
 // Reads one run document, or an HdrHistogram interval log (FILE.hlog: latency
 // from the merged histograms, throughput from the intervals); NotFound /
 // Corruption name the file.

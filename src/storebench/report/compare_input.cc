@@ -55,12 +55,6 @@ Buckets BucketsOf(const measure::Histogram& h) {
   return out;
 }
 
-StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::string& which, const std::string& path) {
-  auto h = HistogramAt(latency.is_object() ? latency.value(which, nlohmann::json()) : nlohmann::json(), "latency." + which);
-  if (!h.ok()) return Status::Corruption(fmt::format("{}: {}", path, h.status().message()));
-  return BucketsOf(*h);
-}
-
 // Interval throughputs of (length_s, ops/s) pairs: a last interval cut short
 // by the end of the run is noisier than the others; it would add a sample of
 // a different kind, so intervals under half the longest are dropped.
@@ -159,6 +153,15 @@ Status LoadMatrixDir(const fs::path& dir, CompareInput* input) {
 
 }  // namespace
 
+StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::string& which, const std::string& where) {
+  const auto* node = latency.is_object() && latency.contains(which) ? &latency[which] : nullptr;
+  if (!node || !(*node).contains("histogram") || !(*node)["histogram"].is_string())
+    return Status::Corruption(fmt::format("{}.{}.histogram is missing", where, which));
+  auto h = measure::Histogram::Decode((*node)["histogram"].get<std::string>());
+  if (!h.ok()) return Status::Corruption(fmt::format("{}.{}.histogram: {}", where, which, h.status().message()));
+  return BucketsOf(*h);
+}
+
 StatusOr<RunRecord> LoadRun(const std::string& path) {
   if (fs::path(path).extension() == ".hlog") return LoadHlogRun(path);
   auto parsed = ReadJsonFile(path);
@@ -181,9 +184,9 @@ StatusOr<RunRecord> LoadRun(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(fmt::format("{}: malformed run result: {}", path, e.what()));
   }
-  auto resp = HistogramBuckets(doc["latency"], "response", path);
+  auto resp = HistogramBuckets(doc["latency"], "response", path + ": latency");
   if (!resp.ok()) return resp.status();
-  auto serv = HistogramBuckets(doc["latency"], "service", path);
+  auto serv = HistogramBuckets(doc["latency"], "service", path + ": latency");
   if (!serv.ok()) return serv.status();
   r.response = std::move(*resp);
   r.service = std::move(*serv);

@@ -205,4 +205,24 @@ StatusOr<PercentileDiff> BootstrapPercentileDiff(const LatencyRuns& a, const Lat
   return d;
 }
 
+StatusOr<PercentileInterval> BootstrapPercentile(const LatencyRuns& side, double p, double confidence, uint64_t seed,
+                                                 int replicates) {
+  if (!(confidence > 0 && confidence < 1) || replicates < 100 || !(p > 0 && p <= 100))
+    return Status::InvalidArgument(
+        fmt::format("bootstrap: bad parameters (p {}, confidence {}, replicates {})", p, confidence, replicates));
+  PercentileInterval out;
+  out.resampled_runs = side.runs.size() >= 2;
+  SideResampler r(side, out.resampled_runs);
+  if (r.observations() == 0) return Status::InvalidArgument("bootstrap: no latency observations");
+  out.value = r.Observed(p);
+  std::mt19937_64 rng(seed);
+  std::vector<double> draws(static_cast<size_t>(replicates));
+  for (double& x : draws) x = r.Draw(p, rng);
+  std::sort(draws.begin(), draws.end());
+  out.lo = SortedQuantile(draws, (1 - confidence) / 2);
+  out.hi = SortedQuantile(draws, (1 + confidence) / 2);
+  out.upper = SortedQuantile(draws, confidence);
+  return out;
+}
+
 }  // namespace storebench::report

@@ -89,4 +89,20 @@ struct PercentileDiff {
 StatusOr<PercentileDiff> BootstrapPercentileDiff(const LatencyRuns& a, const LatencyRuns& b, double p,
                                                  double confidence, uint64_t seed, int replicates = 10000);
 
+// A bootstrap confidence interval of one percentile of one side.
+struct PercentileInterval {
+  double value = 0;  // percentile of all runs merged, ns
+  double lo = 0;     // two-sided CI at the confidence: [lo, hi]
+  double hi = 0;
+  double upper = 0;  // one-sided upper bound: the percentile is at most this, at the confidence
+  bool resampled_runs = false;
+};
+
+// Bootstrap CI of percentile `p` (0..100) of `side` at `confidence`, resampled
+// as BootstrapPercentileDiff does: whole runs when there are at least two,
+// else single operations through the order-statistic identity. InvalidArgument
+// when `side` holds no observations.
+StatusOr<PercentileInterval> BootstrapPercentile(const LatencyRuns& side, double p, double confidence, uint64_t seed,
+                                                 int replicates = 10000);
+
 }  // namespace storebench::report

@@ -1,0 +1,336 @@
+#include "storebench/cli/search_command.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "storebench/base/atomic_file.h"
+#include "storebench/base/units.h"
+#include "storebench/cli/run_command.h"
+#include "storebench/job/plan.h"
+#include "storebench/job/run.h"
+#include "storebench/job/search.h"
+#include "storebench/report/result.h"
+#include "storebench/report/search_report.h"
+
+namespace storebench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kManifest = "manifest.json";
+constexpr const char* kDirSchema = "storebench.search-dir/1";
+constexpr uint64_t kBootstrapSeed = 1;
+
+struct Settings {
+  std::vector<report::Slo> slos;
+  double min_rate = 0, max_rate = 0;
+  double max_fraction = 1;  // --max-rate N%: of the measured capacity
+  uint64_t step_ns = 0;
+  uint64_t settle_ns = 0;
+  double confidence = 0;
+  double precision = 0;
+  std::vector<double> sweep;  // fractions of the top
+};
+
+// "95" or "2%" or "0.02": a percentage in [lo, hi] percent, returned as a fraction.
+StatusOr<double> ParsePercent(std::string text, const char* flag, double lo, double hi, bool bare_is_percent,
+                              const char* form) {
+  bool percent = bare_is_percent;
+  if (!text.empty() && text.back() == '%') {
+    text.pop_back();
+    percent = true;
+  }
+  auto v = ParseDouble(text, flag);
+  double f = v.ok() ? (percent ? *v / 100 : *v) : -1;
+  if (!(f >= lo / 100 && f <= hi / 100)) return Status::InvalidArgument(fmt::format("{}: expected {}", flag, form));
+  return f;
+}
+
+StatusOr<Settings> ParseSettings(const SearchFlags& f) {
+  Settings s;
+  for (const std::string& text : f.slo) {
+    auto slo = report::ParseSlo(text);
+    if (!slo.ok()) return slo.status();
+    s.slos.push_back(*slo);
+  }
+  if (s.slos.empty() && f.sweep.empty())
+    return Status::InvalidArgument("--slo: give at least one latency goal, e.g. --slo \"p99<=1ms\"");
+  if (!f.min_rate.empty()) {
+    auto r = ParseRate(f.min_rate, "--min-rate");
+    if (!r.ok()) return r.status();
+    s.min_rate = *r;
+  }
+  if (!f.max_rate.empty() && f.max_rate.back() == '%') {
+    auto v = ParsePercent(f.max_rate, "--max-rate", 1, 1000, false,
+                          "a rate such as 100k, or a percentage of the closed-loop capacity such as 120%");
+    if (!v.ok()) return v.status();
+    s.max_fraction = *v;
+  } else if (!f.max_rate.empty()) {
+    auto r = ParseRate(f.max_rate, "--max-rate");
+    if (!r.ok()) return r.status();
+    s.max_rate = *r;
+  }
+  if (s.max_rate > 0 && s.min_rate >= s.max_rate)
+    return Status::InvalidArgument("--min-rate: must be below --max-rate");
+  auto step = ParseDurationNs(f.step_duration, "--step-duration");
+  if (!step.ok()) return step.status();
+  if (*step < 10'000'000) return Status::InvalidArgument("--step-duration: expected at least 10ms, e.g. 10s");
+  s.step_ns = *step;
+  auto settle = ParseDurationNs(f.settle, "--settle");
+  if (!settle.ok()) return settle.status();
+  s.settle_ns = *settle;
+  if (f.repeat < 1 || f.repeat > 1000)
+    return Status::InvalidArgument("--repeat: expected a whole number of runs per step from 1 to 1000");
+  auto c = ParsePercent(f.confidence, "--confidence", 50, 99.99, true, "a confidence level in percent, e.g. 95 or 99");
+  if (!c.ok()) return c.status();
+  s.confidence = *c;
+  auto p = ParsePercent(f.precision, "--precision", 0.01, 50, false, "a relative width such as 2% or 0.02");
+  if (!p.ok()) return p.status();
+  s.precision = *p;
+  if (!f.sweep.empty()) {
+    for (std::string_view piece : Split(f.sweep, ',')) {
+      auto v = ParsePercent(std::string(piece), "--sweep", 0.01, 200, false,
+                            "fractions of the top rate such as 10%,20%,50%,100%");
+      if (!v.ok() || std::string_view(piece).find('%') == std::string_view::npos)
+        return Status::InvalidArgument("--sweep: expected fractions of the top rate such as 10%,20%,50%,100%");
+      s.sweep.push_back(*v);
+    }
+  }
+  return s;
+}
+
+StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return ErrnoStatus("open", path.string(), errno);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto doc = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::Corruption(fmt::format("{}: not valid JSON", path.string()));
+  return doc;
+}
+
+// Refuses a directory that holds steps of another job: their results would answer another question.
+Status PrepareOutDir(const fs::path& dir, const nlohmann::json& manifest) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::InvalidArgument(fmt::format("--out: cannot create '{}': {}", dir.string(), ec.message()));
+  const fs::path path = dir / kManifest;
+  if (fs::exists(path)) {
+    auto old = ReadJson(path);
+    if (!old.ok() || old->value("schema", "") != kDirSchema)
+      return Status::InvalidArgument(fmt::format("--out: {} is not a storebench search directory", dir.string()));
+    if ((*old)["run_args"] != manifest["run_args"] || (*old)["step_duration_ns"] != manifest["step_duration_ns"])
+      return Status::InvalidArgument(fmt::format(
+          "--out: {} holds the steps of another search (run args {}, step duration {} ns); use a new directory",
+          dir.string(), (*old)["run_args"].dump(), (*old)["step_duration_ns"].dump()));
+    return Status::Ok();
+  }
+  return WriteFileAtomically(path.string(), manifest.dump(1) + "\n");
+}
+
+// Runs steps: each repeat is one job through MakePlan/RunPlan, or its stored document.
+class StepRunner {
+ public:
+  StepRunner(const job::Job& job, const job::SearchLoad& load, const Settings& s, const SearchFlags& f,
+             const std::vector<std::string>& argv, const std::atomic<bool>* stop)
+      : job_(job), load_(load), settings_(s), flags_(f), argv_(argv), stop_(stop) {}
+
+  // The step at `rate` ops/s (0 = the closed loop), judged.
+  StatusOr<report::SearchStep> Run(double rate) {
+    report::SearchStep step;
+    report::StepInput input;
+    input.target = rate;
+    input.load_groups = load_.groups;
+    input.slots = load_.slots;
+    step.stored = true;
+    for (int rep = 1; rep <= flags_.repeat; ++rep) {
+      const std::string file = rate > 0 ? fmt::format("rate-{:.0f}-{}.json", rate, rep) : fmt::format("closed-{}.json", rep);
+      bool stored = false;
+      auto doc = RunOne(rate, rep, file, &stored);
+      if (!doc.ok()) return doc.status();
+      step.stored = step.stored && stored;
+      step.files.push_back(file);
+      input.runs.push_back(std::move(*doc));
+    }
+    auto verdict = report::JudgeStep(input, settings_.slos, settings_.confidence, kBootstrapSeed);
+    if (!verdict.ok()) return verdict.status();
+    step.verdict = std::move(*verdict);
+    return step;
+  }
+
+ private:
+  StatusOr<nlohmann::json> RunOne(double rate, int rep, const std::string& file, bool* stored) {
+    const uint64_t interval = std::max<uint64_t>(settings_.step_ns / 10, 1'000'000);
+    job::Job step_job = job::StepJob(job_, load_, rate, settings_.step_ns, interval, rep);
+    step_job.outputs = {};
+    step_job.outputs.quiet = true;
+    auto plan = job::MakePlan(step_job);
+    if (!plan.ok()) return plan.status();
+    const fs::path path = fs::path(flags_.out) / file;
+    if (!flags_.out.empty() && fs::exists(path)) {
+      auto doc = ReadJson(path);
+      if (doc.ok() && doc->value("schema", "") == report::kRunSchema &&
+          !(*doc)["totals"].value("interrupted", true)) {
+        if ((*doc)["config"] != plan->job.ToJson())
+          return Status::InvalidArgument(
+              fmt::format("--out: {} holds a run of other settings; use a new directory", path.string()));
+        *stored = true;
+        return *doc;
+      }
+    }
+    if (ran_any_) Settle();
+    ran_any_ = true;
+    job::RunHooks hooks;
+    hooks.stop = stop_;
+    auto result = job::RunPlan(*plan, hooks);
+    if (!result.ok()) return result.status();
+    if (result->run.interrupted || stop_->load())
+      return Status::Interrupted(
+          "search interrupted; the steps stored in --out are kept: run the same command to resume");
+    if (!result->failure.ok()) return result->failure;
+    auto doc = report::BuildRunJson(*result, argv_);
+    if (!doc.ok()) return doc.status();
+    if (!flags_.out.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(path.string(), doc->dump(1) + "\n"));
+    return *doc;
+  }
+
+  // Idles --settle before a run that follows another, in slices so SIGINT is seen.
+  void Settle() const {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(settings_.settle_ns);
+    while (!stop_->load() && std::chrono::steady_clock::now() < end)
+      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(end - std::chrono::steady_clock::now(),
+                                                                     std::chrono::milliseconds(10)));
+  }
+
+  bool ran_any_ = false;
+  const job::Job& job_;
+  const job::SearchLoad& load_;
+  const Settings& settings_;
+  const SearchFlags& flags_;
+  const std::vector<std::string>& argv_;
+  const std::atomic<bool>* stop_;
+};
+
+void Print(const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+// Writes the search document to --json and into --out.
+Status WriteOutputs(const report::SearchResult& r, const SearchFlags& f, const std::vector<std::string>& argv) {
+  const std::string text = report::SearchJson(r, argv, f.run_args).dump(1) + "\n";
+  if (!f.json.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(f.json, text));
+  if (!f.out.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically((fs::path(f.out) / "search.json").string(), text));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddSearchFlags(CLI::App* app, SearchFlags* f) {
+  // One value per flag: a greedy vector option would swallow the `--` that starts RUN-ARGS.
+  app->add_option("--slo", f->slo, "latency goal [KIND or CLASS:]pNN<=DURATION, e.g. p99<=1ms (repeatable)")
+      ->allow_extra_args(false);
+  app->add_option("--min-rate", f->min_rate, "lowest rate to try, e.g. 5k (default: 10% of the top)");
+  app->add_option("--max-rate", f->max_rate, "top rate to try: a rate such as 100k, or a percentage of the measured closed-loop capacity such as 120% "
+                  "(default: 100%)");
+  app->add_option("--step-duration", f->step_duration, "measured time of each step")->capture_default_str();
+  app->add_option("--settle", f->settle,
+                  "idle time before each run after the first, so one step's aftermath (a draining backlog, "
+                  "compaction, writeback) stays out of the next")
+      ->capture_default_str();
+  app->add_option("--repeat", f->repeat, "runs per step (whole runs are resampled when > 1)")->capture_default_str();
+  app->add_option("--confidence", f->confidence, "confidence in percent that each SLO holds")->capture_default_str();
+  app->add_option("--precision", f->precision, "stop when the bracket is this narrow (relative)")->capture_default_str();
+  app->add_option("--sweep", f->sweep, "run these fractions of the top instead of bisecting, e.g. 10%,20%,50%,100%");
+  app->add_option("--out", f->out, "directory for every step's run result (a rerun reuses stored steps)");
+  app->add_option("--json", f->json, "write the search document (storebench.search/1) here");
+  app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null");
+}
+
+int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, const std::atomic<bool>* stop) {
+  auto settings = ParseSettings(f);
+  if (!settings.ok()) return ReportError(settings.status());
+  auto job = ParseRunArgs(f.run_args);
+  if (!job.ok()) return ReportError(Status::InvalidArgument("search: " + job.status().message()));
+  if (!job->outputs.json_path.empty() || !job->outputs.csv_path.empty())
+    return ReportError(Status::InvalidArgument(
+        "search: RUN-ARGS must not contain --json or --csv; search writes every step into --out and its own --json"));
+  auto load = job::CheckSearchJob(*job);
+  if (!load.ok()) return ReportError(load.status());
+  if (!f.json.empty())
+    if (Status s = CheckOutputPath(f.json, "--json"); !s.ok()) return ReportError(s);
+  if (!f.out.empty()) {
+    nlohmann::json manifest = {{"schema", kDirSchema}, {"run_args", f.run_args}, {"step_duration_ns", settings->step_ns}};
+    if (Status s = PrepareOutDir(f.out, manifest); !s.ok()) return ReportError(s);
+  }
+
+  report::SearchResult r;
+  r.slos = settings->slos;
+  r.confidence = settings->confidence;
+  r.precision = settings->precision;
+  r.repeat = f.repeat;
+  r.step_duration_s = static_cast<double>(settings->step_ns) / 1e9;
+  r.sweep = !settings->sweep.empty();
+  StepRunner runner(*job, *load, *settings, f, argv, stop);
+  const std::string slos = report::SloList(r.slos);
+
+  if (settings->max_rate > 0) {
+    r.top = settings->max_rate;
+    r.top_source = "--max-rate";
+  } else {
+    auto cap = runner.Run(0);
+    if (!cap.ok()) return ReportError(cap.status());
+    Print("[capacity] " + report::StepLine(*cap));
+    r.top = std::round(cap->verdict.achieved * settings->max_fraction);
+    r.top_source = settings->max_fraction == 1
+                       ? std::string("the closed-loop capacity")
+                       : fmt::format("{:g}% of the closed-loop capacity", settings->max_fraction * 100);
+    bool meets = !r.slos.empty();
+    for (const auto& c : cap->verdict.slos) meets = meets && c.pass;
+    if (meets)
+      Print(fmt::format("the closed-loop capacity, {} ops/s, meets {}: latency does not limit this load below its "
+                        "capacity; searching for the highest rate an open loop sustains",
+                        FormatCount(cap->verdict.achieved), slos));
+    r.capacity = std::move(*cap);
+    if (!(r.top > 0)) return ReportError(Status::IOError("search: the closed-loop run completed no ops"));
+  }
+  const double bottom = settings->min_rate > 0 ? settings->min_rate : 0.1 * r.top;
+  if (bottom >= r.top)
+    return ReportError(Status::InvalidArgument(
+        fmt::format("--min-rate: {} ops/s is not below the top rate, {} ops/s", FormatCount(bottom), FormatCount(r.top))));
+  std::vector<double> sweep_rates;
+  for (double fraction : settings->sweep) sweep_rates.push_back(fraction * r.top);
+  job::RateSearch search = r.sweep ? job::RateSearch::Sweep(sweep_rates)
+                                   : job::RateSearch::Bisect(bottom, r.top, settings->precision);
+  while (auto rate = search.Next()) {
+    auto step = runner.Run(*rate);
+    if (!step.ok()) {
+      if (Status s = WriteOutputs(r, f, argv); !s.ok()) ReportError(s);
+      return ReportError(step.status());
+    }
+    search.Record(*rate, step->verdict.pass);
+    Print(fmt::format("[{}] {}", r.steps.size() + 1, report::StepLine(*step)));
+    r.steps.push_back(std::move(*step));
+  }
+  r.outcome = search.outcome();
+  r.highest_pass = search.highest_pass();
+  r.lowest_fail = search.lowest_fail();
+
+  std::printf("\n%s\n", report::StepTable(r).c_str());
+  const std::string answer = report::AnswerLine(r);
+  Print(answer);
+  if (Status s = WriteOutputs(r, f, argv); !s.ok()) return ReportError(s);
+  if (r.highest_pass == 0) {
+    std::fprintf(stderr, "storebench: search: %s\n", answer.c_str());
+    return kExitRunFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace storebench::cli

@@ -1,0 +1,177 @@
+// End-to-end tests of `storebench search` on the null backend, where the
+// answer is known: one thread spinning 20 us per op carries about 50,000
+// ops/s, and a constant arrival rate below that waits for nothing. Steps are
+// short (300 ms); no test asserts a wall-clock figure beyond the ratio of
+// the answer to the capacity measured in the same search.
+#include "storebench/cli/binary_test_fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace storebench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
+
+constexpr const char* kSpin = " -- --backend null --service-time spin:20us --threads 1";
+
+class Search : public storebench::testing::BinaryTest {
+ protected:
+  nlohmann::json Doc() { return nlohmann::json::parse(Slurp(dir_ / "search.json")); }
+  std::string Json() { return " --json " + (dir_ / "search.json").string(); }
+  static const nlohmann::json* StepAt(const nlohmann::json& doc, double rate) {
+    for (const auto& s : doc["steps"])
+      if (s["target_ops_per_sec"].get<double>() == rate) return &s;
+    return nullptr;
+  }
+};
+
+TEST_F(Search, FindsTheRateBelowTheSpinCapacityAndTheStepAboveReallyFails) {
+  // On a machine shared with compilers, an open-loop worker that sleeps until
+  // its next arrival gets its core back milliseconds late; a real-time
+  // priority (when allowed) keeps the scheduler out of what this test checks.
+  // Real-time threads busy for 950 ms of a second are stopped for the other
+  // 50 ms (sched_rt_runtime_us); --settle leaves each step's core idle first.
+  const std::string rt = std::system("chrt -f 10 true > /dev/null 2>&1") == 0 ? "chrt -f 10 " : "";
+  Outcome o = RunShell(rt + testing::StorebenchBinary() + " search --slo 'p99<=200us' --max-rate 120% --step-duration 300ms --settle 100ms" +
+                       Json() + kSpin);
+  auto doc = Doc();
+  if (o.code == 1 && doc["steps"].size() == 2) {
+    // Even an eighth of the capacity missed 200 us: on a machine whose other
+    // processes delay a waking worker by milliseconds, that is the true answer,
+    // and the known one cannot be checked. The failure must be real, though.
+    const auto& bottom = doc["steps"][1];
+    ASSERT_FALSE(bottom["pass"].get<bool>());
+    ASSERT_GT(bottom["slo"][0]["upper_ns"].get<double>(), 200'000) << bottom.dump();
+    ASSERT_LT(doc["capacity"]["p50"]["ns"].get<double>(), 40'000);  // the 20 us spin itself is right
+    GTEST_SKIP() << "this machine delays the open-loop worker beyond the SLO even at 10% of capacity (p99 "
+                 << bottom["p99"]["ns"].get<double>() / 1000 << " us): the known answer needs a quieter machine";
+  }
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(doc["schema"], "storebench.search/1");
+  const double capacity = doc["capacity"]["achieved_ops_per_sec"].get<double>();
+  EXPECT_LE(capacity, 51000);  // 20 us per op on one thread
+  EXPECT_GE(capacity, 10000);  // a shared machine steals time, but not four fifths of it
+  const double pass = doc["highest_passing_rate"].get<double>();
+  EXPECT_GE(pass, 0.6 * capacity) << o.out;
+  EXPECT_LE(pass, capacity) << o.out;
+  ASSERT_TRUE(doc["lowest_failing_rate"].is_number()) << o.out;
+  const double fail = doc["lowest_failing_rate"].get<double>();
+  EXPECT_LE(fail - pass, 0.02 * fail + 1);
+  const nlohmann::json* failed = StepAt(doc, fail);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_FALSE((*failed)["pass"].get<bool>());
+  EXPECT_FALSE((*failed)["slo"][0]["pass"].get<bool>()) << failed->dump();  // the latency goal, not only the pace
+  EXPECT_GT((*failed)["slo"][0]["upper_ns"].get<double>(), 200'000);
+  const nlohmann::json* passed = StepAt(doc, pass);
+  ASSERT_NE(passed, nullptr);
+  EXPECT_LE((*passed)["slo"][0]["upper_ns"].get<double>(), 200'000);
+  EXPECT_NE(o.out.find("highest rate meeting p99 <= 200.00 us: "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(" ops/s failed (p99 "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("target ops/s"), std::string::npos) << o.out;  // the table
+}
+
+TEST_F(Search, AnSloEvenTheLowestRateMissesExitsOne) {
+  Outcome o = Run("search --slo 'p99<=5us' --max-rate 20k --min-rate 2k --step-duration 300ms" + Json() + kSpin);
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_NE(o.err.find("no rate meets p99 <= 5.00 us: even the lowest tried, 2,000 ops/s, failed (p99 "),
+            std::string::npos)
+      << o.err;
+  auto doc = Doc();
+  EXPECT_TRUE(doc["highest_passing_rate"].is_null());
+  EXPECT_EQ(doc["lowest_failing_rate"], 2000);
+  EXPECT_EQ(doc["steps"].size(), 2u);  // the top, then the bottom: nothing left to bisect
+}
+
+TEST_F(Search, SaysWhenTheClosedLoopCapacityMeetsTheSlo) {
+  Outcome o = Run("search --slo 'p99<=1s' --precision 10% --step-duration 300ms" + Json() + kSpin);
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("meets p99 <= 1.000 s: latency does not limit this load below its capacity"),
+            std::string::npos)
+      << o.out;
+  auto doc = Doc();
+  EXPECT_TRUE(doc["capacity"]["slo"][0]["pass"].get<bool>());
+  EXPECT_GT(doc["highest_passing_rate"].get<double>(), 0);
+  EXPECT_LE(doc["highest_passing_rate"].get<double>(), doc["capacity"]["achieved_ops_per_sec"].get<double>() + 1);
+  // What stops the open loop is keeping pace, not the goal: in a 300 ms step no
+  // overload short of 4x makes a queue of a second.
+  for (const auto& s : doc["steps"]) EXPECT_TRUE(s["slo"][0]["pass"].get<bool>()) << s.dump();
+}
+
+TEST_F(Search, BadSloSyntaxExitsTwoWithOneLine) {
+  for (const char* slo : {"p99<1ms", "99<=1ms", "p0<=1ms", "p99<=fast", ":p99<=1ms"}) {
+    Outcome o = Run(std::string("search --slo '") + slo + "' --max-rate 1k" + kSpin);
+    EXPECT_EQ(o.code, 2) << slo << ": " << o.err;
+    EXPECT_NE(o.err.find("--slo: expected [KIND or CLASS:]pNN<=DURATION"), std::string::npos) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  }
+  Outcome o = Run("search --slo 'nosuch:p99<=1ms' --max-rate 1k --step-duration 50ms" + std::string(kSpin));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("'nosuch' is neither an op kind nor a class"), std::string::npos) << o.err;
+  o = Run("search --slo 'p99<=1ms'  -- --backend null --duration 5s");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("RUN-ARGS set --duration"), std::string::npos) << o.err;
+}
+
+TEST_F(Search, ClassSloAndSweep) {
+  Outcome o = Run("search --slo 'a:p99<=20ms' --max-rate 4k --sweep 25%,50% --step-duration 300ms" + Json() +
+                  " -- --backend null --class a:threads=1 --class b:threads=1");
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  auto doc = Doc();
+  EXPECT_EQ(doc["mode"], "sweep");
+  ASSERT_EQ(doc["steps"].size(), 2u);
+  EXPECT_EQ(doc["steps"][0]["target_ops_per_sec"], 1000);
+  EXPECT_EQ(doc["steps"][1]["target_ops_per_sec"], 2000);
+  for (const auto& s : doc["steps"]) {
+    EXPECT_NEAR(s["achieved_ops_per_sec"].get<double>(), s["target_ops_per_sec"].get<double>(),
+                0.05 * s["target_ops_per_sec"].get<double>());
+    EXPECT_TRUE(s["pass"].get<bool>()) << s.dump();
+  }
+  EXPECT_EQ(doc["slo"][0]["scope"], "a");
+  EXPECT_EQ(doc["highest_passing_rate"], 2000);
+  EXPECT_NE(o.out.find("highest rate meeting a: p99 <= 20.00 ms: at least 2,000 ops/s, the highest rate swept"),
+            std::string::npos)
+      << o.out;
+}
+
+TEST_F(Search, AnInterruptedSearchResumesWithoutRepeatingStoredSteps) {
+  const fs::path out = dir_ / "steps";
+  const std::string cmd =
+      "search --slo 'p99<=50ms' --precision 5% --step-duration 400ms --out " + out.string() + Json() + kSpin;
+  Outcome first = RunShell("timeout -s INT 1.5 " + testing::StorebenchBinary() + " " + cmd);
+  (void)first;  // 130 when interrupted; a very fast machine may have finished (0)
+  std::map<std::string, fs::file_time_type> stored;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().filename().string().rfind("rate-", 0) == 0 || e.path().filename().string().rfind("closed-", 0) == 0)
+      stored[e.path().filename().string()] = fs::last_write_time(e.path());
+  ASSERT_FALSE(stored.empty()) << first.out << first.err;
+
+  Outcome second = Run(cmd);
+  ASSERT_EQ(second.code, 0) << second.out << second.err;
+  for (const auto& [name, when] : stored) EXPECT_EQ(fs::last_write_time(out / name), when) << name << " was run again";
+  const size_t stored_lines = [&] {
+    size_t n = 0;
+    for (size_t at = 0; (at = second.out.find("(stored)", at)) != std::string::npos; ++at) ++n;
+    return n;
+  }();
+  EXPECT_EQ(stored_lines, stored.size()) << second.out;
+  const std::string answer = Doc()["answer"];
+
+  // A third run reuses every step and judges them exactly as before.
+  Outcome third = Run(cmd);
+  ASSERT_EQ(third.code, 0) << third.err;
+  EXPECT_EQ(Doc()["answer"], answer);
+  for (const auto& s : Doc()["steps"]) EXPECT_TRUE(s["stored"].get<bool>());
+  EXPECT_TRUE(Doc()["capacity"]["stored"].get<bool>());
+}
+
+}  // namespace
+}  // namespace storebench::cli
