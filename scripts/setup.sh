@@ -10,6 +10,8 @@ packages=(
   liburing-dev librocksdb-dev
   rocksdb-tools fio python3-whisper
   zlib1g-dev
+  # Scale-out: mpirun and the headers for the MPI mode (tests labelled mpi).
+  openmpi-bin libopenmpi-dev
   # storebench report: Chart.js is inlined into every HTML report from the
   # installed package; Chromium runs the browser test; the Java JDK and
   # HdrHistogram's Java library check the .hlog/.hgrm formats (interop test).

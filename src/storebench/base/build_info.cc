@@ -6,7 +6,7 @@ namespace storebench {
 
 const BuildInfo& GetBuildInfo() {
   static const BuildInfo info{STOREBENCH_VERSION, STOREBENCH_GIT_COMMIT, STOREBENCH_BUILD_TYPE,
-                              STOREBENCH_COMPILER, STOREBENCH_ROCKSDB_VERSION, STOREBENCH_LIBURING_VERSION,
+                              STOREBENCH_COMPILER, STOREBENCH_ROCKSDB_VERSION, STOREBENCH_LIBURING_VERSION, STOREBENCH_MPI_VERSION,
                               STOREBENCH_SANITIZERS};
   return info;
 }

@@ -16,6 +16,7 @@ struct BuildInfo {
   std::string compiler;
   std::string rocksdb;   // "absent" when built without librocksdb
   std::string liburing;  // "absent" when built without liburing
+  std::string mpi;       // "absent" when built without Open MPI (no MPI mode)
   std::string sanitizers;
 };
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "storebench/base/build_info.h"
+#include "storebench/job/mpi.h"
 #include "storebench/cli/compare_command.h"
 #include "storebench/cli/default_job.h"
 #include "storebench/cli/demo.h"
@@ -42,6 +43,16 @@ int main(int argc, char** argv) {
     return storebench::whisper::RunWhisperTool({args.begin() + 2, args.end()}, std::cout, std::cerr);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
+  // Started by mpirun: every rank runs the job (job/mpi.h).
+  std::unique_ptr<storebench::job::MpiSession> mpi;
+  if (storebench::job::LaunchedByMpi()) {
+    auto session = storebench::job::MpiSession::Init(&argc, &argv);
+    if (!session.ok()) return ReportError(session.status());
+    mpi = std::move(*session);
+    // mpirun answers SIGINT by tearing the job down itself; it forwards
+    // SIGUSR1 to every rank, which ends the run the graceful way (results kept).
+    std::signal(SIGUSR1, OnSignal);
+  }
 
   CLI::App app{"storebench: a benchmark client and read-path toolkit for storage engines.\n"
                "Without a subcommand it runs the default job: a short two-phase RocksDB run\n"
@@ -50,8 +61,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", [] {
     const storebench::BuildInfo& b = storebench::GetBuildInfo();
-    return fmt::format("storebench {} (commit {}, {} build, {}; RocksDB {}, liburing {}, sanitizers {})", b.version,
-                       b.git_commit, b.build_type, b.compiler, b.rocksdb, b.liburing, b.sanitizers);
+    return fmt::format("storebench {} (commit {}, {} build, {}; RocksDB {}, liburing {}, Open MPI mode: {}, sanitizers {})",
+                       b.version, b.git_commit, b.build_type, b.compiler, b.rocksdb, b.liburing, b.mpi, b.sanitizers);
   });
   RunFlags run_flags, prepare_flags;
   CLI::App* run = app.add_subcommand("run", "run a workload against a backend and measure it");
@@ -86,11 +97,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (mpi && mpi->rank() != 0) return kExitBadInput;  // rank 0 says it, once
     std::string where = app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
     std::fprintf(stderr, "storebench%s: %s (see storebench%s --help)\n", where.c_str(), e.what(), where.c_str());
     return kExitBadInput;
   }
 
+  if (mpi && run->parsed()) {
+    NoteParsed(run, &run_flags);
+    return ExecuteRunMpi(*mpi, run_flags, args, &g_stop);
+  }
+  if (mpi && prepare->parsed()) return ExecutePrepareMpi(*mpi, prepare_flags.job);
   if (run->parsed()) {
     NoteParsed(run, &run_flags);
     auto job = ResolveJob(run_flags);

@@ -100,7 +100,7 @@ StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet) {
   posix_spawn_file_actions_init(&actions);
   if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  int err = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, cargv.data(), environ);
+  int err = posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) return ErrnoStatus("posix_spawn", argv[0], err);
   int status = 0;
@@ -214,6 +214,7 @@ void AddMatrixFlags(CLI::App* app, MatrixFlags* f) {
   app->add_option("--seed", f->seed, "seed of --order random")->capture_default_str();
   app->add_option("--cache-reset", f->cache_reset, "shell command run before every run, e.g. to drop the page cache");
   app->add_option("--html", f->html_path, "after the grid, write its self-contained HTML report here");
+  app->add_option("--launcher", f->launcher, "start every run under this command, e.g. \"mpirun -n 4\" (scale-out)");
   app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null --duration 5s");
   AddComparisonFlags(app, &f->compare);
 }
@@ -295,7 +296,17 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
       if (*rc != 0)
         return ReportError(Status::IOError(fmt::format("--cache-reset: '{}' exited with {}", f.cache_reset, *rc)));
     }
-    std::vector<std::string> argv{"/proc/self/exe"};
+    // Under a launcher (mpirun) the program is found by path: the binary's own.
+    std::vector<std::string> argv;
+    for (std::string_view w : Split(f.launcher, ' '))
+      if (!w.empty()) argv.emplace_back(w);
+    if (!argv.empty()) {
+      char self[4096];
+      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+      argv.emplace_back(n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string("/proc/self/exe"));
+    } else {
+      argv.emplace_back("/proc/self/exe");
+    }
     for (auto& a : VariantRunArgs(v, f.run_args, path)) argv.push_back(std::move(a));
     auto rc = Spawn(argv, /*quiet=*/true);
     if (!rc.ok()) return ReportError(rc.status());

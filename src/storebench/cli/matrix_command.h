@@ -30,6 +30,7 @@ struct MatrixFlags {
   std::string cache_reset;
   std::vector<std::string> run_args;  // after `--`
   std::string html_path;              // --html: the report of the grid, written after it
+  std::string launcher;               // --launcher "mpirun -n 4": each run starts under it
   CompareFlags compare;
 };
 

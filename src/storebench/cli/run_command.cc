@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "storebench/base/atomic_file.h"
+#include "storebench/base/units.h"
+#include "storebench/job/mpi.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
 #include "storebench/report/hgrm.h"
@@ -102,6 +104,44 @@ Status WriteHtmlReport(const job::Outputs& out, const nlohmann::json& doc) {
   return WriteFileAtomically(out.html_path, *page);
 }
 
+// Every output path writable, and no two outputs on one file: checked before the run.
+Status CheckOutputs(const job::Outputs& out) {
+  const std::vector<std::pair<const char*, const std::string*>> files = {
+      {"--json", &out.json_path}, {"--csv", &out.csv_path}, {"--html", &out.html_path},
+      {"--hlog", &out.hlog_path}, {"--hgrm", &out.hgrm_path}};
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].second->empty()) continue;
+    STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(*files[i].second, files[i].first));
+    for (size_t k = 0; k < i; ++k)
+      if (*files[k].second == *files[i].second)
+        return Status::InvalidArgument(
+            fmt::format("{}: the same file as {}; give each output its own file", files[i].first, files[k].first));
+  }
+  return Status::Ok();
+}
+
+// The live progress line on a terminal.
+job::RunHooks TerminalHooks(bool tty, const std::atomic<bool>* stop) {
+  job::RunHooks hooks;
+  hooks.stop = stop;
+  if (tty) {
+    hooks.progress = [](const driver::IntervalStats& t) {
+      std::printf("\r\033[K%s", report::ProgressLine(t).c_str());
+      std::fflush(stdout);
+    };
+  }
+  return hooks;
+}
+
+// The result document first, then the other files made from it.
+Status WriteOutputs(const job::Outputs& out, const nlohmann::json& doc, const driver::RunResult& run) {
+  if (!out.json_path.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(out.json_path, doc.dump(1) + "\n"));
+  if (!out.csv_path.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(out.csv_path, report::IntervalCsv(run)));
+  STOREBENCH_RETURN_IF_ERROR(WriteHistogramFiles(out, run));
+  if (!out.html_path.empty()) STOREBENCH_RETURN_IF_ERROR(WriteHtmlReport(out, doc));
+  return Status::Ok();
+}
+
 }  // namespace
 
 int ReportError(const Status& status) {
@@ -186,27 +226,9 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   const job::Outputs& out = j.outputs;
   if (!out.json_path.empty())
     if (Status s = CheckOutputPath(out.json_path, "--json"); !s.ok()) return ReportError(s);
-  const std::vector<std::pair<const char*, const std::string*>> files = {
-      {"--json", &out.json_path}, {"--csv", &out.csv_path}, {"--html", &out.html_path},
-      {"--hlog", &out.hlog_path}, {"--hgrm", &out.hgrm_path}};
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (files[i].second->empty()) continue;
-    if (Status s = CheckOutputPath(*files[i].second, files[i].first); !s.ok()) return ReportError(s);
-    for (size_t k = 0; k < i; ++k)
-      if (*files[k].second == *files[i].second)
-        return ReportError(Status::InvalidArgument(
-            fmt::format("{}: the same file as {}; give each output its own file", files[i].first, files[k].first)));
-  }
-
+  if (Status s = CheckOutputs(out); !s.ok()) return ReportError(s);
   const bool tty = isatty(STDOUT_FILENO) && !out.quiet;
-  job::RunHooks hooks;
-  hooks.stop = stop;
-  if (tty) {
-    hooks.progress = [](const driver::IntervalStats& t) {
-      std::printf("\r\033[K%s", report::ProgressLine(t).c_str());
-      std::fflush(stdout);
-    };
-  }
+  job::RunHooks hooks = TerminalHooks(tty, stop);
   bool first_phase = true;
   hooks.phase_started = [&](const std::string& line) {
     if (!out.quiet && !first_phase) std::printf("\n%s\n", line.c_str());
@@ -223,15 +245,88 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   if (!result.ok()) return ReportError(result.status());
   auto doc = report::BuildRunJson(*result, argv);
   if (!doc.ok()) return ReportError(doc.status());
-  if (!out.json_path.empty())
-    if (Status s = WriteFileAtomically(out.json_path, doc->dump(1) + "\n"); !s.ok()) return ReportError(s);
-  if (!out.csv_path.empty())
-    if (Status s = WriteFileAtomically(out.csv_path, report::IntervalCsv(result->run)); !s.ok()) return ReportError(s);
-  if (Status s = WriteHistogramFiles(out, result->run); !s.ok()) return ReportError(s);
-  if (!out.html_path.empty())
-    if (Status s = WriteHtmlReport(out, *doc); !s.ok()) return ReportError(s);
+  if (Status s = WriteOutputs(out, *doc, result->run); !s.ok()) return ReportError(s);
   if (result->run.interrupted) return kExitInterrupted;
   return result->failure.ok() ? kExitOk : ReportError(result->failure);
+}
+
+}  // namespace storebench::cli
+
+namespace storebench::cli {
+namespace {
+
+// The exit code every rank returns, and the message only rank 0 prints.
+int RankError(const job::MpiSession& session, const Status& status) {
+  if (session.rank() == 0) return ReportError(status);
+  if (status.code() == Status::Code::kInterrupted) return kExitInterrupted;
+  return status.IsBadInput() ? kExitBadInput : kExitRunFailed;
+}
+
+}  // namespace
+
+int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::vector<std::string>& argv,
+                  const std::atomic<bool>* stop) {
+  const bool root = session.rank() == 0;
+  StatusOr<job::Job> mine = Status::Ok();
+  if (root) {
+    mine = ResolveJob(flags);
+    if (mine.ok()) {
+      // Checked once, here: a bad job is refused by rank 0 alone.
+      auto plan = job::MakePlan(*mine);
+      if (!plan.ok()) mine = plan.status();
+    }
+    if (mine.ok())
+      if (Status s = CheckOutputs(mine->outputs); !s.ok()) mine = s;
+  }
+  auto shared = session.ShareJob(mine);
+  if (!shared.ok()) return RankError(session, shared.status());
+  if (root && flags.print_job) {
+    std::printf("%s\n", shared->ToJson().dump(1).c_str());
+  }
+  if (flags.print_job) return kExitOk;
+  const job::Outputs& out = shared->outputs;
+  const bool tty = root && isatty(STDOUT_FILENO) && !out.quiet;
+  job::RunHooks hooks = TerminalHooks(tty, stop);
+  auto result = job::RunJobMpi(session, *shared, job::MpiRunOptions{}, hooks);
+  if (tty) std::printf("\r\033[K");
+  if (!result.ok()) return RankError(session, result.status());
+  const bool interrupted = stop->load();
+  if (!root) return interrupted ? kExitInterrupted : kExitOk;
+  job::JobResult& merged = result->merged;
+  auto doc = report::BuildRunJson(merged, argv);
+  if (!doc.ok()) return ReportError(doc.status());
+  (*doc)["mpi"] = result->mpi;
+  (*doc)["ranks"] = result->ranks;
+  if (!out.quiet) {
+    std::string summary = report::HumanSummary(merged.run, fmt::format("{} ({} ranks on {} hosts)", merged.title,
+                                                                       result->mpi["ranks"].get<int>(),
+                                                                       result->mpi["hosts"].size()));
+    auto by_rate = [](const nlohmann::json& a, const nlohmann::json& b) {
+      return a["ops_per_sec"].get<double>() < b["ops_per_sec"].get<double>();
+    };
+    const auto& ranks = result->ranks;
+    const auto slow = std::min_element(ranks.begin(), ranks.end(), by_rate);
+    const auto fast = std::max_element(ranks.begin(), ranks.end(), by_rate);
+    summary += fmt::format("  ranks     slowest rank {} on {}: {:.0f} ops/s; fastest rank {} on {}: {:.0f} ops/s; "
+                           "start skew <= {}, finish spread {:.3f} s\n",
+                           (*slow)["rank"].get<int>(), (*slow)["host"].get<std::string>(),
+                           (*slow)["ops_per_sec"].get<double>(), (*fast)["rank"].get<int>(),
+                           (*fast)["host"].get<std::string>(), (*fast)["ops_per_sec"].get<double>(),
+                           FormatDurationNs(result->mpi["start_skew_ns"].get<double>()),
+                           result->mpi["finish_spread_s"].get<double>());
+    std::fputs(summary.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  if (Status s = WriteOutputs(out, *doc, merged.run); !s.ok()) return ReportError(s);
+  if (interrupted || merged.run.interrupted) return kExitInterrupted;
+  return merged.failure.ok() ? kExitOk : ReportError(merged.failure);
+}
+
+int ExecutePrepareMpi(job::MpiSession& session, const job::Job& j) {
+  auto lines = job::PrepareJobMpi(session, j);
+  if (!lines.ok()) return RankError(session, lines.status());
+  for (const std::string& line : *lines) std::printf("%s\n", line.c_str());
+  return kExitOk;
 }
 
 }  // namespace storebench::cli

@@ -10,6 +10,12 @@
 #include "storebench/base/status.h"
 #include "storebench/job/job.h"
 
+namespace storebench {
+namespace job {
+class MpiSession;
+}
+}  // namespace storebench
+
 namespace storebench::cli {
 
 enum ExitCode { kExitOk = 0, kExitRunFailed = 1, kExitBadInput = 2, kExitInterrupted = 130 };
@@ -43,6 +49,12 @@ StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args);
 int ExecuteRun(const job::Job& job, const std::vector<std::string>& argv, const std::atomic<bool>* stop,
                bool print_job = false);
 int ExecutePrepare(const job::Job& job);
+
+// Under mpirun: `run` and `prepare` on every rank; rank 0 plans the job from
+// `flags`, shares it, merges and writes the result. Every rank returns the same exit code.
+int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::vector<std::string>& argv,
+                  const std::atomic<bool>* stop);
+int ExecutePrepareMpi(job::MpiSession& session, const job::Job& job);
 
 // Prints "storebench: <message>" to stderr and returns the exit code for `status`.
 int ReportError(const Status& status);

@@ -52,6 +52,9 @@ struct RunConfig {
   // CPUs the workers are pinned to (round robin); empty = not pinned. The
   // reporter and the hiccup meter go to the other allowed CPUs when there are any.
   std::vector<int> cpus;
+  // When the arrivals start (Clock ns, e.g. a start common to several
+  // processes); 0 or an instant already past = 1 ms after the workers are ready.
+  uint64_t start_at_ns = 0;
   // The platform hiccup meter's sleep period; 0 = no meter.
   uint64_t hiccup_period_ns = 1'000'000;
 

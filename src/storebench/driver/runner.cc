@@ -78,7 +78,7 @@ Percentiles PercentilesOf(const measure::Histogram& h) {
 }
 
 StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, const std::atomic<bool>* stop,
-                            const ProgressFn& progress) {
+                            const ProgressFn& progress, const std::atomic<bool>* stonewall) {
   STOREBENCH_RETURN_IF_ERROR(Validate(config, backend));
   const Clock& clock = Clock::Default();
   static const std::atomic<bool> kNeverStop{false};
@@ -248,7 +248,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   const bool pin_reporter = !others.empty() && sched_getaffinity(0, sizeof reporter_mask, &reporter_mask) == 0;
   if (pin_reporter) (void)PinCurrentThread(others);
 
-  timing.start_ns = clock.NowNs() + 1'000'000;
+  timing.start_ns = std::max(config.start_at_ns, clock.NowNs() + 1'000'000);
   timing.measure_start_ns = timing.start_ns + config.warmup_ns;
   if (config.duration_ns) timing.end_ns = timing.measure_start_ns + config.duration_ns;
   uint64_t schedule_end = 0;
@@ -262,10 +262,13 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     return true;
   };
 
-  // Warm-up: progress only; nothing is recorded.
+  // Warm-up (and the wait for a start common to several processes): progress
+  // once per interval, the stop flag every 20 ms; nothing is recorded.
+  uint64_t next_tick = clock.NowNs() + config.interval_ns;
   while (!all_done() && !stop->load() && !halt.load() && clock.NowNs() < timing.measure_start_ns) {
-    measure::SleepUntil(clock, std::min(timing.measure_start_ns, clock.NowNs() + std::min<uint64_t>(config.interval_ns, 20'000'000)));
-    if (progress && clock.NowNs() < timing.measure_start_ns) {
+    measure::SleepUntil(clock, std::min({timing.measure_start_ns, next_tick, clock.NowNs() + 20'000'000}));
+    if (progress && clock.NowNs() >= next_tick && clock.NowNs() < timing.measure_start_ns) {
+      next_tick += config.interval_ns;
       IntervalStats tick;
       tick.warmup = true;
       tick.t_s = -static_cast<double>(timing.measure_start_ns - clock.NowNs()) / 1e9;
@@ -387,6 +390,10 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     while (!all_done() && !stop->load() && !halt.load() && clock.NowNs() < target) {
       measure::SleepUntil(clock, std::min(target, clock.NowNs() + 20'000'000));
     }
+    if (stonewall && stonewall->load() && !halt.load()) {
+      result.stonewalled = true;
+      halt.store(true);
+    }
     bool finished = all_done() || stop->load() || halt.load();
     if (finished) break;
     IntervalStats st = collect_interval(clock.NowNs());
@@ -414,7 +421,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   accounting.End(data_paths);
 
   result.interrupted = stop->load();
-  result.stopped_on_errors = halt.load();
+  result.stopped_on_errors = halt.load() && !result.stonewalled;
   result.elapsed_s = end > timing.measure_start_ns ? static_cast<double>(end - timing.measure_start_ns) / 1e9 : 0;
   uint64_t runqueue = 0, involuntary = 0;
   for (int i = 0; i < n; ++i) {

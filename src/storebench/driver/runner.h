@@ -77,12 +77,15 @@ struct RunResult {
   uint64_t wakeup_latency_ns = 0;  // measured at start-up (threads.h)
   double measure_start_epoch_s = 0;  // wall-clock time when the measured window began
   uint64_t spin_ns = 0;            // how close to an arrival workers spun instead of sleeping
+  bool stonewalled = false;        // ended by the `stonewall` flag (another process finished first)
 };
 
 using ProgressFn = std::function<void(const IntervalStats&)>;
 
 // Runs the load. Errors: a backend's NewWorker() failure or an invalid config.
+// `stonewall`, when raised, ends the run like `stop` without marking it
+// interrupted (another process of a scale-out run finished its ops first).
 StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, const std::atomic<bool>* stop,
-                            const ProgressFn& progress = nullptr);
+                            const ProgressFn& progress = nullptr, const std::atomic<bool>* stonewall = nullptr);
 
 }  // namespace storebench::driver

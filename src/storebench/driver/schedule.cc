@@ -45,9 +45,9 @@ double Integrate(const ScheduleSpec& spec, uint64_t t_ns) {
 
 class ConstantArrivals : public Arrivals {
  public:
-  ConstantArrivals(double rate, int index, int count) : period_ns_(kNsPerS * count / rate) {
+  ConstantArrivals(double rate, int index, int count, double phase_ns) : period_ns_(kNsPerS * count / rate) {
     // Stagger the workers so the group's arrivals are evenly spaced.
-    next_ = period_ns_ * index / count;
+    next_ = phase_ns + period_ns_ * index / count;
     offset_ = next_;
   }
   uint64_t Next() override {
@@ -259,7 +259,7 @@ std::unique_ptr<Arrivals> MakeArrivals(const ScheduleSpec& spec, int index, int 
     case ScheduleSpec::Kind::kClosed:
       return nullptr;
     case ScheduleSpec::Kind::kConstant:
-      return std::make_unique<ConstantArrivals>(spec.rate, index, count);
+      return std::make_unique<ConstantArrivals>(spec.rate, index, count, spec.phase_ns);
     case ScheduleSpec::Kind::kPoisson:
       return std::make_unique<PoissonArrivals>(spec.rate, count, seed);
     case ScheduleSpec::Kind::kSine:

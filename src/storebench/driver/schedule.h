@@ -33,6 +33,7 @@ struct ScheduleSpec {
   std::vector<Step> steps;
   std::shared_ptr<const std::vector<uint64_t>> trace;  // arrival offsets in ns, sorted
   std::string text;                                    // as given
+  double phase_ns = 0;  // constant: the first arrival's offset (staggers several processes sharing a rate)
 
   bool open_loop() const { return kind != Kind::kClosed; }
   // Instantaneous group rate at t (ns since measurement start); 0 for closed.

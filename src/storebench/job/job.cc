@@ -79,7 +79,9 @@ const OptionTable<CoreOptions>& CoreOptionTable() {
               "measured wake-up latency and never spins with as many workers as CPUs)",
               "adaptive")
         .Text("cpus", &CoreOptions::cpus, "pin workers to these CPUs (the reporter and hiccup meter to the others)", "",
-              "CPU list, e.g. 0-1 or 0,2", [](const std::string& v) { return driver::ParseCpuList(v).status(); });
+              "CPU list, e.g. 0-1 or 0,2", [](const std::string& v) { return driver::ParseCpuList(v).status(); })
+        .Flag("stonewall", &CoreOptions::stonewall,
+              "under mpirun with --ops: the first rank to finish stops every rank (as IOR's stonewalling)");
     return t;
   }();
   return table;

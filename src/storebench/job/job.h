@@ -41,6 +41,7 @@ struct CoreOptions {
   driver::Dispatch dispatch = driver::Dispatch::kShared;
   driver::WaitMode wait = driver::WaitMode::kAdaptive;
   std::string cpus;  // empty = not pinned
+  bool stonewall = false;  // MPI: the first rank to finish its --ops stops the others
 };
 
 const OptionTable<CoreOptions>& CoreOptionTable();

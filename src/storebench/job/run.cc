@@ -13,7 +13,7 @@ std::string ScheduleText(const driver::RunConfig& c) {
 }
 
 StatusOr<driver::RunResult> RunPhase(Plan& plan, const RunHooks& hooks, const std::string& title) {
-  auto r = driver::RunLoad(*plan.backend, plan.config, hooks.stop, hooks.progress);
+  auto r = driver::RunLoad(*plan.backend, plan.config, hooks.stop, hooks.progress, hooks.stonewall);
   if (!r.ok()) return r.status();
   if (hooks.phase_finished) hooks.phase_finished(*r, title);
   return r;
@@ -29,7 +29,13 @@ Status StoppedOnErrors(const driver::RunResult& r) {
 
 StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   backend::Backend& b = *plan.backend;
-  STOREBENCH_RETURN_IF_ERROR(b.Open());
+  Status opened = b.Open();
+  if (hooks.before_run) {
+    // Called on failure too, so the processes of a scale-out run learn of it together.
+    Status agreed = hooks.before_run(plan, opened);
+    if (!agreed.ok()) opened = agreed;
+  }
+  STOREBENCH_RETURN_IF_ERROR(opened);
   JobResult out;
   out.config = plan.job.ToJson();
   out.environment = DescribeEnvironment(b.DataDir());

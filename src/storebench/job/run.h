@@ -43,6 +43,12 @@ struct RunHooks {
   std::function<void(const std::string& line)> phase_started;
   // After each phase, with its result and title.
   std::function<void(const driver::RunResult& result, const std::string& title)> phase_finished;
+  // After the backend was opened (`opened` says how that went), before the
+  // load: may refuse the run or set
+  // plan.config (a scale-out run's common start).
+  std::function<Status(Plan& plan, const Status& opened)> before_run;
+  // Raised by another process of a scale-out run (see driver::RunLoad).
+  const std::atomic<bool>* stonewall = nullptr;
 };
 
 // Opens the plan's backend and runs the job. Errors are what kept the run

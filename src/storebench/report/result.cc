@@ -49,7 +49,7 @@ nlohmann::json ToolJson() {
   const BuildInfo& b = GetBuildInfo();
   return {{"name", "storebench"},   {"version", b.version},       {"git_commit", b.git_commit},
           {"build_type", b.build_type}, {"compiler", b.compiler}, {"rocksdb", b.rocksdb},
-          {"liburing", b.liburing},   {"sanitizers", b.sanitizers}};
+          {"liburing", b.liburing},   {"mpi", b.mpi},             {"sanitizers", b.sanitizers}};
 }
 
 StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {

@@ -1,0 +1,176 @@
+// Scale-out under Open MPI: `mpirun -n N storebench run …` gives one result
+// whose totals, percentiles and intervals are exactly those of the union of
+// the ranks. Needs mpirun (Debian openmpi-bin); skips visibly without it.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/measure/histogram.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using storebench::measure::Histogram;
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
+using storebench::testing::StorebenchBinary;
+
+class Mpi : public storebench::testing::BinaryTest {
+ protected:
+  void SetUp() override {
+    BinaryTest::SetUp();
+    if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun is missing (apt-get install openmpi-bin)";
+    Outcome v = Run("--version");
+    if (v.out.find("Open MPI mode: absent") != std::string::npos)
+      GTEST_SKIP() << "this storebench was built without Open MPI: " << v.out;
+  }
+  // mpirun -n N [MCA] storebench ARGS, as root where needed.
+  Outcome Mpirun(int n, const std::string& args, const std::string& mca = "") {
+    std::string env = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 ";
+    if (const char* src = std::getenv("STOREBENCH_SOURCE_DIR"))
+      env += std::string("LSAN_OPTIONS=suppressions=") + src + "/src/storebench/job/testdata/lsan_mpi.supp ";
+    std::string cmd = env + "timeout -s KILL 120 mpirun -n " + std::to_string(n) + " --oversubscribe " + mca + " " +
+                      StorebenchBinary() + " " + args;
+    std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
+    int rc = std::system((cmd + " > " + out + " 2> " + err).c_str());
+    return Outcome{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(out), Slurp(err)};
+  }
+
+  // The result's merged figures equal those of the union of the ranks.
+  void ExpectExactMerge(const nlohmann::json& doc, int ranks) {
+    ASSERT_EQ(doc["mpi"]["ranks"], ranks);
+    ASSERT_EQ(doc["ranks"].size(), static_cast<size_t>(ranks));
+    uint64_t ops = 0;
+    Histogram all;
+    bool first = true;
+    for (const auto& r : doc["ranks"]) {
+      ops += r["ops"].get<uint64_t>();
+      auto h = Histogram::Decode(r["response_histogram"].get<std::string>());
+      ASSERT_TRUE(h.ok());
+      if (first) {
+        all = *h;
+        first = false;
+      } else {
+        ASSERT_TRUE(all.Merge(*h).ok());
+      }
+    }
+    EXPECT_EQ(doc["totals"]["ops"].get<uint64_t>(), ops);
+    const auto& lat = doc["latency"]["response"];
+    EXPECT_EQ(lat["count"].get<uint64_t>(), all.count());
+    EXPECT_EQ(lat["p50_ns"].get<uint64_t>(), all.ValueAtPercentile(50));
+    EXPECT_EQ(lat["p99_ns"].get<uint64_t>(), all.ValueAtPercentile(99));
+    EXPECT_EQ(lat["p999_ns"].get<uint64_t>(), all.ValueAtPercentile(99.9));
+    EXPECT_EQ(lat["max_ns"].get<uint64_t>(), all.max());
+    // Each merged interval's ops are the sum over the ranks' same interval.
+    const auto& intervals = doc["intervals"];
+    for (size_t i = 0; i < intervals.size(); ++i) {
+      uint64_t sum = 0;
+      for (const auto& r : doc["ranks"])
+        if (i < r["interval_ops"].size()) sum += r["interval_ops"][i].get<uint64_t>();
+      EXPECT_EQ(intervals[i]["ops"].get<uint64_t>(), sum) << "interval " << i;
+    }
+  }
+};
+
+TEST_F(Mpi, ClosedAndOpenLoopsMergeExactly) {
+  auto closed = dir_ / "closed.json", open = dir_ / "open.json";
+  Outcome o = Mpirun(4, "run --backend null --service-time spin:2us --duration 1s --interval 250ms --quiet --json " +
+                            closed.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  ExpectExactMerge(nlohmann::json::parse(Slurp(closed)), 4);
+
+  o = Mpirun(4, "run --backend null --schedule constant:20000 --duration 1s --interval 250ms --quiet --json " +
+                    open.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(open));
+  ExpectExactMerge(doc, 4);
+  // The rate is the job's total, split over the ranks: 20,000 arrivals in 1 s.
+  const double arrived = doc["totals"]["ops"].get<double>() + doc["totals"]["unstarted"].get<double>();
+  EXPECT_NEAR(arrived, 20000.0, 200.0);
+  EXPECT_LT(doc["mpi"]["start_skew_ns"].get<uint64_t>(), 50'000'000u);
+}
+
+TEST_F(Mpi, OverTcpOnly) {
+  auto json = dir_ / "tcp.json";
+  Outcome o = Mpirun(2, "run --backend null --ops 200k --interval 100ms --quiet --json " + json.string(),
+                     "--mca btl tcp,self");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(json));
+  ExpectExactMerge(doc, 2);
+  EXPECT_EQ(doc["totals"]["ops"], 200000);
+}
+
+TEST_F(Mpi, PerRankDataSetsArePreparedAndRun) {
+  const std::string data = (dir_ / "data-{rank}").string();
+  Outcome o = Mpirun(2, "prepare --backend file --data '" + data + "' --files 1 --file-size 4M");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("rank 0 on"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("rank 1 on"), std::string::npos) << o.out;
+  EXPECT_TRUE(fs::exists(dir_ / "data-0" / "storebench-file.json"));
+  EXPECT_TRUE(fs::exists(dir_ / "data-1" / "storebench-file.json"));
+  auto json = dir_ / "file.json";
+  o = Mpirun(2, "run --backend file --data '" + data + "' --ops 20k --quiet --json " + json.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(json));
+  ExpectExactMerge(doc, 2);
+  EXPECT_EQ(doc["io"]["ops"], 20000);
+  EXPECT_EQ(doc["cache"]["dataset_bytes"], 2 * 4 * 1024 * 1024);
+}
+
+TEST_F(Mpi, ARankWithoutItsDataSetStopsEveryRankWithOneLine) {
+  const std::string data = (dir_ / "d{rank}").string();
+  ASSERT_EQ(Run("prepare --backend file --data " + (dir_ / "d0").string() + " --files 1 --file-size 4M").code, 0);
+  auto json = dir_ / "never.json";
+  Outcome o = Mpirun(2, "run --backend file --data '" + data + "' --duration 1s --json " + json.string());
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("rank 1 on"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("rank 0 on"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(json));
+}
+
+TEST_F(Mpi, ABadJobIsRefusedOnceByRankZero) {
+  Outcome o = Mpirun(3, "run --backend null --duration 1s --threads 0");
+  EXPECT_EQ(o.code, 2) << o.err;
+  size_t lines = 0;
+  for (size_t p = o.err.find("--threads"); p != std::string::npos; p = o.err.find("--threads", p + 1)) ++lines;
+  EXPECT_EQ(lines, 1u) << o.err;
+}
+
+TEST_F(Mpi, StonewallStopsEveryRankWhenTheFirstFinishes) {
+  auto json = dir_ / "wall.json";
+  // Whichever rank finishes its share first stops the other at its next interval.
+  Outcome o = Mpirun(2, "run --backend null --service-time sleep:100us --ops 20k --stonewall --interval 100ms --quiet "
+                        "--json " + json.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_TRUE(doc["mpi"]["stonewall"].get<bool>());
+  ExpectExactMerge(doc, 2);
+}
+
+// mpirun tears a job down itself on SIGINT; SIGUSR1, which it forwards to
+// every rank, ends the run gracefully: results written, marked interrupted.
+TEST_F(Mpi, SigusrToMpirunEndsTheRunWithResults) {
+  auto json = dir_ / "sig.json";
+  std::string cmd =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -s KILL 60 mpirun -n 2 --oversubscribe " +
+      StorebenchBinary() + " run --backend null --duration 30s --quiet --json " + json.string() +
+      " > /dev/null 2>&1 & pid=$!; sleep 3; pkill -USR1 -P $pid mpirun; wait $pid";
+  if (const char* src = std::getenv("STOREBENCH_SOURCE_DIR"))
+    cmd = std::string("export LSAN_OPTIONS=suppressions=") + src + "/src/storebench/job/testdata/lsan_mpi.supp; " + cmd;
+  std::system(cmd.c_str());
+  ASSERT_TRUE(fs::exists(json));
+  auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_TRUE(doc["totals"]["interrupted"].get<bool>());
+  EXPECT_LT(doc["totals"]["elapsed_s"].get<double>(), 25.0);
+  ExpectExactMerge(doc, 2);
+}
+
+}  // namespace
