@@ -16,20 +16,11 @@ namespace {
 
 // "a = 1, b = 2, …" (PerfContext::ToString) into *sums; pieces that are not "name = integer" are skipped.
 void AddPerfCounters(const std::string& text, std::map<std::string, uint64_t>* sums) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find(", ", pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view piece(text.data() + pos, end - pos);
-    pos = end + 2;
-    size_t eq = piece.find(" = ");
-    if (eq == std::string_view::npos) continue;
-    std::string_view num = piece.substr(eq + 3);
+  ForEachNameValue(text, ", ", " = ", [sums](std::string_view name, std::string_view num) {
     uint64_t v = 0;
     auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-    if (ec != std::errc() || p != num.data() + num.size()) continue;
-    (*sums)[std::string(piece.substr(0, eq))] += v;
-  }
+    if (ec == std::errc() && p == num.data() + num.size()) (*sums)[std::string(name)] += v;
+  });
 }
 
 // What every workload's worker has: its generator, key buffer and counters.
