@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   liburing-dev librocksdb-dev
   rocksdb-tools fio python3-whisper
+  valgrind
 )
 
 missing=()
