@@ -4,13 +4,16 @@
 # reporting on (db_bench --report_interval_seconds=1, storebench --interval 1s),
 # alternating the two tools (and their order, round by round) at each thread
 # count, several rounds. Prints every run, then medians and the ratios
-# storebench/db_bench for ops/s and latency percentiles, and found/not-found.
+# storebench/db_bench for ops/s and latency percentiles, and found/not-found;
+# then, per thread count, `storebench compare --paired`: the median of the
+# rounds' paired ratios storebench/db_bench and its distribution-free CI.
 #
 # Usage: bench/rocksdb_vs_db_bench.sh [STOREBENCH_BINARY]
 # Environment (defaults in brackets):
 #   DB [/tmp/storebench-rocksdb-bench]  NUM [5000000]  KEY_SIZE [20]  VALUE_SIZE [400]
 #   CACHE [8388608]  THREADS ["1 2 8 32"]  DURATION [10]  ROUNDS [3]
 #   FILL [storebench|db_bench: which tool fills the DB when it is missing; storebench]
+#   FILL_BENCH [fillrandom|fillseq: the fill, for either tool; fillrandom]  CONFIDENCE [95]
 #   OUT [a new directory under /tmp for the raw outputs]
 set -euo pipefail
 
@@ -25,6 +28,8 @@ THREADS=${THREADS:-"1 2 8 32"}
 DURATION=${DURATION:-10}
 ROUNDS=${ROUNDS:-3}
 FILL=${FILL:-storebench}
+FILL_BENCH=${FILL_BENCH:-fillrandom}
+CONFIDENCE=${CONFIDENCE:-95}
 OUT=${OUT:-$(mktemp -d /tmp/rocksdb_vs_db_bench.XXXXXX)}
 
 [[ -x $SB ]] || { echo "storebench binary '$SB' not found (build it, or pass its path)" >&2; exit 2; }
@@ -41,12 +46,12 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 shape=(--num "$NUM" --key-size "$KEY_SIZE" --value-size "$VALUE_SIZE")
 db_shape=(--num="$NUM" --key_size="$KEY_SIZE" --value_size="$VALUE_SIZE")
 if [[ ! -e $DB/CURRENT ]]; then
-  echo "== filling $DB ($NUM keys, fillrandom, with $FILL)"
+  echo "== filling $DB ($NUM keys, $FILL_BENCH, with $FILL)"
   start=$(date +%s)
   if [[ $FILL == db_bench ]]; then
-    "$DB_BENCH" --benchmarks=fillrandom --db="$DB" "${db_shape[@]}" --cache_size="$CACHE" >"$OUT/fill.txt" 2>&1
+    "$DB_BENCH" --benchmarks="$FILL_BENCH" --db="$DB" "${db_shape[@]}" --cache_size="$CACHE" >"$OUT/fill.txt" 2>&1
   else
-    "$SB" prepare --backend rocksdb --data "$DB" "${shape[@]}" --fill random | tee "$OUT/fill.txt"
+    "$SB" prepare --backend rocksdb --data "$DB" "${shape[@]}" --fill "${FILL_BENCH#fill}" | tee "$OUT/fill.txt"
   fi
   echo "filled in $(( $(date +%s) - start )) s"
 fi
@@ -130,4 +135,12 @@ print("\ndb_bench's found ratio is one thread's: its Stats::Merge keeps a single
       "T threads it covers about 1/T of the reads; storebench's counts every read of every worker.")
 print(f"raw outputs: {out}")
 EOF
+for t in $THREADS; do
+  echo
+  echo "== storebench compare --paired, $t thread(s): round r's db_bench and storebench runs are a pair"
+  db_runs=$(seq -f "$OUT/db_bench_t${t}_r%g.txt" 1 "$ROUNDS" | paste -sd,)
+  sb_runs=$(seq -f "$OUT/storebench_t${t}_r%g.json" 1 "$ROUNDS" | paste -sd,)
+  "$SB" compare --paired --confidence "$CONFIDENCE" "$db_runs" "$sb_runs" --json "$OUT/compare_t$t.json" |
+    sed -n '/^Throughput, paired/,/^$/p'
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -16,6 +16,8 @@ packages=(
   # installed package; Chromium runs the browser test; the Java JDK and
   # HdrHistogram's Java library check the .hlog/.hgrm formats (interop test).
   libjs-chart.js chromium default-jdk-headless libhdrhistogram-java
+  # valgrind: bench/rocksdb_harness_cost.sh and bench/harness_instructions.sh count instructions.
+  valgrind
 )
 
 missing=()

@@ -17,6 +17,9 @@ void AddComparisonFlags(CLI::App* app, CompareFlags* f) {
       ->capture_default_str();
   app->add_option("--bootstrap-seed", f->seed, "seed of the bootstrap resampling (results are reproducible)")
       ->capture_default_str();
+  app->add_flag("--paired", f->paired,
+                "throughput as the median of paired ratios (the i-th runs of two groups are a pair, e.g. adjacent "
+                "runs of one round) with a distribution-free CI, instead of Welch's t-test");
 }
 
 void AddCompareFlags(CLI::App* app, CompareFlags* f) {
@@ -41,6 +44,7 @@ StatusOr<report::CompareOptions> BuildCompareOptions(const CompareFlags& f) {
   o.baseline = f.baseline;
   o.latency = f.latency;
   o.seed = f.seed;
+  o.paired = f.paired;
   return o;
 }
 

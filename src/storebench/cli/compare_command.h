@@ -20,6 +20,7 @@ struct CompareFlags {
   std::string json_path;
   std::string latency = "response";
   uint64_t seed = 1;
+  bool paired = false;
 };
 
 // Adds --baseline, --confidence, --latency and --seed (shared with `matrix`).

@@ -86,6 +86,7 @@ void WarnAboutInputs(const CompareInput& input, size_t baseline, std::vector<std
     if (g.planned_runs > g.runs.size())
       w->push_back(fmt::format("{}: {} of {} planned runs are stored", g.name, g.runs.size(), g.planned_runs));
     for (const RunRecord& r : g.runs) {
+      if (!r.producer.empty() || !ref.producer.empty()) continue;  // its settings and environment are not recorded
       if (r.interrupted) w->push_back(fmt::format("{}: the run was interrupted; it covers part of the plan", r.path));
       if (r.errors) w->push_back(fmt::format("{}: {} operations failed", r.path, r.errors));
       auto within = SettingDiffs(g.runs.front().settings, r.settings, {});
@@ -101,6 +102,11 @@ void WarnAboutInputs(const CompareInput& input, size_t baseline, std::vector<std
       }
     }
     if (&g == &input.groups[baseline] || g.runs.empty()) continue;
+    if (!g.runs.front().producer.empty() || !ref.producer.empty()) {
+      w->push_back(fmt::format("{} and {} come from different tools; their settings are not compared",
+                               input.groups[baseline].name, g.name));
+      continue;
+    }
     auto diffs = SettingDiffs(ref.settings, g.runs.front().settings, varied);
     if (!varied.empty() && !diffs.empty())
       w->push_back(fmt::format("{} and {} also differ in {}, which was not varied", input.groups[baseline].name,
@@ -137,7 +143,34 @@ struct Comparer {
   CompareReport report;
   std::string throughput_text, latency_text[std::size(kPercentiles)];
 
+  // Runs paired by position: the median ratio B/A and its order-statistic CI.
+  void ComparePaired(const RunGroup& a, const RunGroup& b, size_t width, nlohmann::json* out) {
+    auto r = PairedMedianRatio(RunThroughputs(a), RunThroughputs(b), opt.confidence);
+    nlohmann::json j = {{"samples", "pairs"}, {"n_baseline", a.runs.size()}, {"n", b.runs.size()}};
+    if (!r.ok()) {
+      report.warnings.push_back(fmt::format("{} vs {}: throughput not tested: {}", a.name, b.name, r.status().message()));
+      j["significant"] = false;
+      throughput_text += fmt::format("  {:<{}} {:>5}  (not tested)\n", b.name, width, b.runs.size());
+      (*out)["throughput"] = j;
+      return;
+    }
+    std::string verdict = PairedVerdict(b.name, *r, opt.confidence);
+    j.update({{"ratios", r->ratios},
+              {"median_ratio", r->median},
+              {"ci", {r->lo, r->hi}},
+              {"coverage", r->coverage},
+              {"significant", r->significant},
+              {"verdict", verdict}});
+    std::string ratios;
+    for (double x : r->ratios) ratios += fmt::format(" {:.3f}", x);
+    throughput_text += fmt::format("  {:<{}} {:>5} {:>8.3f}  [{:.3f}, {:.3f}] at {:.1f}%  ratios:{}\n", b.name, width,
+                                   r->ratios.size(), r->median, r->lo, r->hi, r->coverage * 100, ratios);
+    throughput_text += fmt::format("  {}\n", r->significant ? verdict : b.name + ": " + verdict);
+    (*out)["throughput"] = j;
+  }
+
   void CompareThroughput(const RunGroup& a, const RunGroup& b, size_t width, nlohmann::json* out) {
+    if (opt.paired) return ComparePaired(a, b, width, out);
     ThroughputSamples s = PickSamples(a, b);
     const char* kind = s.from_runs ? "runs" : "intervals";
     const size_t need = MinSamplesFor(opt.confidence);
@@ -183,6 +216,14 @@ struct Comparer {
   }
 
   void CompareLatency(const RunGroup& a, const RunGroup& b, size_t index, size_t width, nlohmann::json* out) {
+    for (const RunGroup* g : {&a, &b})
+      for (const RunRecord& r : g->runs)
+        if (!r.producer.empty()) {
+          report.warnings.push_back(fmt::format("{} vs {}: latency not compared: {} is {}'s report, which has no "
+                                                "histogram to resample",
+                                                a.name, b.name, r.path, r.producer));
+          return;
+        }
     const bool service = opt.latency == "service";
     LatencyRuns la = ToLatencyRuns(a, service), lb = ToLatencyRuns(b, service);
     nlohmann::json lat = nlohmann::json::object();
@@ -232,6 +273,14 @@ std::string ThroughputVerdict(const std::string& name, const WelchResult& r, dou
   if (!r.significant) return fmt::format("No difference proven at {} confidence", Level(confidence));
   return fmt::format("{} is {:.1f}% {} (±{:.1f}% at {} confidence)", name, std::fabs(r.rel_diff) * 100,
                      r.rel_diff > 0 ? "faster" : "slower", r.rel_half_width * 100, Level(confidence));
+}
+
+std::string PairedVerdict(const std::string& name, const PairedRatio& r, double confidence) {
+  std::string ci = fmt::format("median paired ratio {:.3f}, {:.3f} to {:.3f} at {:.1f}%", r.median, r.lo, r.hi,
+                               r.coverage * 100);
+  if (!r.significant) return fmt::format("No difference proven at {} confidence ({})", Level(confidence), ci);
+  return fmt::format("{} is {:.1f}% {} ({} confidence)", name, std::fabs(r.median - 1) * 100,
+                     r.median > 1 ? "faster" : "slower", ci);
 }
 
 std::string PercentileVerdict(const std::string& name, const std::string& percentile, const PercentileDiff& d,
@@ -296,8 +345,14 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
   t += fmt::format("Compared at {} confidence; baseline: {}\n", Level(opt.confidence), a.name);
   t += VariantTable(input.groups);
   bool by_runs = !comparisons.empty() && comparisons.front()["throughput"]["samples"] == "runs";
-  t += fmt::format("\nThroughput (ops/s), Welch's t-test over {}:\n", by_runs ? "repeated runs" : "per-interval throughput");
-  t += fmt::format("  {:<{}} {:>5} {:>14} {:>12}  {:>8}  {}\n", "variant", width, "n", "mean", "stddev", "diff", "CI");
+  if (opt.paired) {
+    t += "\nThroughput, paired runs (the i-th run of each group is a pair): median of the ratios to the baseline, "
+         "order-statistic CI:\n";
+    t += fmt::format("  {:<{}} {:>5} {:>8}  {}\n", "variant", width, "pairs", "median", "CI");
+  } else {
+    t += fmt::format("\nThroughput (ops/s), Welch's t-test over {}:\n", by_runs ? "repeated runs" : "per-interval throughput");
+    t += fmt::format("  {:<{}} {:>5} {:>14} {:>12}  {:>8}  {}\n", "variant", width, "n", "mean", "stddev", "diff", "CI");
+  }
   t += c.throughput_text;
   for (size_t k = 0; k < std::size(kPercentiles); ++k) {
     t += fmt::format("\n{} {} time, bootstrap CI ({} resamples of {}, seed {}):\n", kPercentiles[k].name, opt.latency,
@@ -321,6 +376,7 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
                       {"ops_per_sec", {{"median", s.median}, {"mean", s.mean}, {"min", s.min}, {"max", s.max}}}});
   }
   c.report.json = {{"schema", kCompareSchema},   {"confidence", opt.confidence}, {"baseline", a.name},
+                   {"paired", opt.paired},
                    {"latency", opt.latency},       {"bootstrap", {{"seed", opt.seed}, {"replicates", opt.replicates}}},
                    {"varied", input.varied_keys}, {"groups", groups},             {"comparisons", comparisons},
                    {"warnings", c.report.warnings}};

@@ -34,6 +34,9 @@ struct RunRecord {
   nlohmann::json environment;  // as recorded
   bool interrupted = false;
   uint64_t errors = 0;
+  // "" for a storebench result; "db_bench" for db_bench's printed report, which
+  // has throughput and percentiles but no histogram, settings or environment.
+  std::string producer;
 };
 
 // Runs of one variant: repeated runs of the same setting.
@@ -54,9 +57,10 @@ struct CompareInput {
 // of a run document; Corruption names `where`.`which`.histogram.
 StatusOr<Buckets> HistogramBuckets(const nlohmann::json& node, const std::string& which, const std::string& where);
 
-// Reads one run document, or an HdrHistogram interval log (FILE.hlog: latency
-// from the merged histograms, throughput from the intervals); NotFound /
-// Corruption name the file.
+// Reads one run document, an HdrHistogram interval log (FILE.hlog: latency
+// from the merged histograms, throughput from the intervals), or db_bench's
+// printed report of one benchmark (producer "db_bench": ops/s and
+// percentiles); NotFound / Corruption name the file.
 StatusOr<RunRecord> LoadRun(const std::string& path);
 
 // Turns command-line operands into groups: FILE.json (one run), F1.json,F2.json,…
@@ -70,6 +74,9 @@ struct CompareOptions {
   std::string latency = "response";  // or "service"
   uint64_t seed = 1;             // bootstrap seed
   int replicates = 10000;        // bootstrap replicates
+  // Throughput as the median of per-pair ratios (the i-th run of each group
+  // is one pair) with a distribution-free CI, instead of Welch's test.
+  bool paired = false;
 };
 
 // The outcome: human text (tables, verdicts, warnings) and the JSON document.
@@ -89,6 +96,9 @@ std::string VariantTable(const std::vector<RunGroup>& groups);
 
 // "B is 7.2% faster (±2.1% at 99.5% confidence)" or "No difference proven at 99.5% confidence".
 std::string ThroughputVerdict(const std::string& name, const WelchResult& r, double confidence);
+// Paired: "B is 2.1% faster (median paired ratio 1.021, 1.004 to 1.040 at 97.9% confidence)" or
+// "No difference proven at 95% confidence (median paired ratio 0.998, 0.971 to 1.030 at 97.9%)".
+std::string PairedVerdict(const std::string& name, const PairedRatio& r, double confidence);
 // "B's p99 is 12.0% lower (-15.1% to -8.8% at 99.5% confidence)" or "No difference proven at …".
 std::string PercentileVerdict(const std::string& name, const std::string& percentile, const PercentileDiff& d,
                               double confidence);

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <map>
+#include <optional>
+#include <regex>
 #include <set>
 
 #include "storebench/base/units.h"
@@ -151,6 +154,23 @@ Status LoadMatrixDir(const fs::path& dir, CompareInput* input) {
   return Status::Ok();
 }
 
+// db_bench's printed report of one benchmark ("readrandom : 16.8 micros/op
+// 59523 ops/sec 10.0 seconds 595231 operations; ..." and, with --histogram=1,
+// "Percentiles: P50: … P99: …" in microseconds); nullopt when `text` has none.
+std::optional<RunRecord> DbBenchReport(const std::string& path, const std::string& text) {
+  std::smatch m;
+  static const std::regex kLine(R"(\n(\w+)\s*:\s*[\d.]+ micros/op (\d+) ops/sec)");
+  if (!std::regex_search(text, m, kLine)) return std::nullopt;
+  RunRecord r;
+  r.path = path;
+  r.producer = "db_bench";
+  r.ops_per_sec = std::stod(m[2]);
+  static const std::regex kP99(R"(Percentiles: P50: [\d.]+ P75: [\d.]+ P99: ([\d.]+))");
+  if (std::regex_search(text, m, kP99)) r.response_p99_ns = std::stod(m[1]) * 1e3;
+  r.settings = {{"benchmark", "db_bench"}};
+  return r;
+}
+
 }  // namespace
 
 StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::string& which, const std::string& where) {
@@ -164,6 +184,12 @@ StatusOr<Buckets> HistogramBuckets(const nlohmann::json& latency, const std::str
 
 StatusOr<RunRecord> LoadRun(const std::string& path) {
   if (fs::path(path).extension() == ".hlog") return LoadHlogRun(path);
+  if (path.ends_with(".txt")) {
+    auto text = ReadTextFile(path);
+    if (!text.ok()) return text.status();
+    if (auto r = DbBenchReport(path, "\n" + *text)) return *r;
+    return Status::Corruption(fmt::format("{}: neither a storebench run result nor a db_bench report", path));
+  }
   auto parsed = ReadJsonFile(path);
   if (!parsed.ok()) return parsed.status();
   const nlohmann::json& doc = *parsed;

@@ -146,6 +146,39 @@ TEST_F(CompareTest, RepeatedRunsDetectAFasterGroup) {
   EXPECT_NE(r.text.find(c["throughput"]["verdict"].get<std::string>()), std::string::npos);
 }
 
+// db_bench's printed reports against storebench runs, paired round by round.
+TEST_F(CompareTest, PairedRunsAgainstDbBenchReports) {
+  std::string db_bench, storebench;
+  const double base[] = {50000, 61000, 55000, 70000, 52000, 58000, 64000, 49000, 66000, 57000};
+  for (int i = 0; i < 10; ++i) {
+    std::string p = (dir_ / ("db_bench-" + std::to_string(i) + ".txt")).string();
+    std::ofstream(p) << "DB path: [/tmp/db]\nreadrandom   :      16.800 micros/op " << base[i]
+                     << " ops/sec 3.000 seconds 150000 operations;   20.3 MB/s (94716 of 150000 found)\n\n"
+                     << "Percentiles: P50: 14.30 P75: 19.10 P99: 71.20 P99.9: 116.20 P99.99: 400.00\n";
+    db_bench += (db_bench.empty() ? "" : ",") + p;
+    FakeRun f;
+    f.ops_per_sec = base[i] * (1.03 + 0.002 * (i % 3));  // 3.0-3.4 % faster in every pair, whatever the round
+    f.seed = i + 1;
+    storebench += (storebench.empty() ? "" : ",") + Write("storebench-" + std::to_string(i) + ".json", MakeDoc(f));
+  }
+  CompareOptions o = Options(0.95);
+  o.paired = true;
+  auto r = Run({db_bench, storebench}, o);
+  const auto& t = r.json["comparisons"][0]["throughput"];
+  EXPECT_EQ(t["samples"], "pairs");
+  EXPECT_TRUE(t["significant"].get<bool>());
+  EXPECT_NEAR(t["median_ratio"].get<double>(), 1.032, 0.002);
+  EXPECT_NEAR(t["coverage"].get<double>(), 1 - 2 * 11.0 / 1024, 1e-12);  // [r(2), r(9)] of 10
+  EXPECT_EQ(t["verdict"].get<std::string>().rfind("storebench is 3.", 0), 0u) << t["verdict"];
+  // Unpaired, the rounds' spread (±13 %) hides the 3 %.
+  auto welch = Run({db_bench, storebench}, Options(0.95));
+  EXPECT_FALSE(welch.json["comparisons"][0]["throughput"]["significant"].get<bool>());
+  EXPECT_TRUE(HasWarning(r, "latency not compared"));
+  EXPECT_TRUE(HasWarning(r, "come from different tools"));
+  EXPECT_NE(r.text.find("p99: median"), std::string::npos);
+  EXPECT_NE(r.text.find("71.2"), std::string::npos);  // db_bench's P99, in the variant table
+}
+
 TEST_F(CompareTest, IdenticalGroupsProveNoDifference) {
   FakeRun f;
   auto r = Run({Group("x", 6, f), Group("y", 6, f)});

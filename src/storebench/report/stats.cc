@@ -136,6 +136,46 @@ double StudentTQuantile(double p, double df) { return boost::math::quantile(boos
 
 double NormalQuantile(double p) { return boost::math::quantile(boost::math::normal(), p); }
 
+StatusOr<PairedRatio> PairedMedianRatio(std::span<const double> a, std::span<const double> b, double confidence) {
+  if (a.size() != b.size())
+    return Status::InvalidArgument(fmt::format("paired runs need as many runs on each side; got {} and {}", a.size(),
+                                               b.size()));
+  PairedRatio r;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!(a[i] > 0) || !(b[i] > 0)) return Status::InvalidArgument("paired ratios need positive values");
+    r.ratios.push_back(b[i] / a[i]);
+  }
+  const size_t n = r.ratios.size();
+  // P(Bin(n, 1/2) <= j), exactly, for j = 0, 1, …
+  const double tail = (1 - confidence) / 2;
+  double cdf = 0, term = std::ldexp(1.0, -static_cast<int>(n));  // C(n, 0) / 2^n
+  size_t k = 0;
+  for (size_t j = 0; j < n; ++j) {
+    cdf += term;
+    if (cdf > tail) break;
+    k = j + 1;  // P(Bin < k) = P(Bin <= j) <= tail
+    term = term * static_cast<double>(n - j) / static_cast<double>(j + 1);
+  }
+  if (k == 0)
+    return Status::InvalidArgument(fmt::format(
+        "{} pairs are too few for a {:g}% interval of the median ratio (2^-n must be <= {:g})", n, confidence * 100,
+        tail));
+  std::vector<double> sorted = r.ratios;
+  std::sort(sorted.begin(), sorted.end());
+  r.median = Summarize(sorted).median;
+  r.lo = sorted[k - 1];
+  r.hi = sorted[n - k];
+  double below = 0;  // P(Bin(n, 1/2) < k)
+  term = std::ldexp(1.0, -static_cast<int>(n));
+  for (size_t j = 0; j < k; ++j) {
+    below += term;
+    term = term * static_cast<double>(n - j) / static_cast<double>(j + 1);
+  }
+  r.coverage = 1 - 2 * below;
+  r.significant = r.lo > 1 || r.hi < 1;
+  return r;
+}
+
 StatusOr<WelchResult> WelchTest(std::span<const double> a, std::span<const double> b, double confidence) {
   if (a.size() < 2 || b.size() < 2)
     return Status::InvalidArgument(

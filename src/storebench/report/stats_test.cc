@@ -71,6 +71,26 @@ TEST(Stats, WelchMatchesAHandComputedExample) {
   EXPECT_TRUE(WelchTest(a, b, 0.80)->significant);
 }
 
+TEST(Stats, PairedMedianRatioUsesOrderStatistics) {
+  const std::vector<double> a = {100, 100, 100, 100, 100, 100, 100, 100, 100, 100};
+  const std::vector<double> b = {97, 103, 101, 99, 105, 102, 98, 104, 100, 106};
+  auto r = PairedMedianRatio(a, b, 0.95);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->median, 1.015);
+  EXPECT_DOUBLE_EQ(r->lo, 0.98);  // r(2) of 10: P(Bin(10, 1/2) < 2) = 11/1024 <= 2.5 %
+  EXPECT_DOUBLE_EQ(r->hi, 1.05);  // r(9)
+  EXPECT_DOUBLE_EQ(r->coverage, 1 - 22.0 / 1024);
+  EXPECT_FALSE(r->significant);
+  auto wide = PairedMedianRatio(a, b, 0.995);  // 2^-10 <= 0.25 % < 11/1024: [min, max]
+  ASSERT_TRUE(wide.ok());
+  EXPECT_DOUBLE_EQ(wide->lo, 0.97);
+  EXPECT_DOUBLE_EQ(wide->hi, 1.06);
+  std::vector<double> faster = {101, 102, 103, 104, 105, 106, 107, 108, 109, 110};
+  EXPECT_TRUE(PairedMedianRatio(a, faster, 0.995)->significant);
+  EXPECT_FALSE(PairedMedianRatio(std::vector<double>(5, 1.0), std::vector<double>(5, 2.0), 0.95).ok());  // 2^-5 > 2.5 %
+  EXPECT_FALSE(PairedMedianRatio(a, std::vector<double>(9, 1.0), 0.95).ok());
+}
+
 TEST(Stats, WelchRejectsTooFewSamplesAndDegenerateInput) {
   std::vector<double> one{1}, two{1, 2}, zero{0, 0};
   EXPECT_FALSE(WelchTest(one, two, 0.95).ok());

@@ -46,6 +46,16 @@ TEST(DbBenchKeyTest, EncodesIntoCallerBufferWithoutTouchingBeyond) {
   EXPECT_EQ(buf[20], 'x');
 }
 
+TEST(DbBenchKeyTest, ReencodingRewritesOnlyTheIndex) {
+  for (size_t key_size : {4, 8, 16, 20}) {
+    std::string key = DbBenchKey(0, key_size);
+    for (uint64_t index : {uint64_t{1}, uint64_t{0x0102030405060708}, uint64_t{99999}}) {
+      ReencodeDbBenchKey(index, key_size, key.data());
+      EXPECT_EQ(key, DbBenchKey(index, key_size)) << key_size << " " << index;
+    }
+  }
+}
+
 TEST(DbBenchKeyTest, DecodeRejectsForeignPadding) {
   StatusOr<uint64_t> bad = DecodeDbBenchKey("\0\0\0\0\0\0\0\x01" "0000000x"s);
   ASSERT_FALSE(bad.ok());

@@ -68,6 +68,19 @@ StatusOr<rocksdb::CompressionType> ParseCompression(const std::string& name) {
 
 }  // namespace
 
+void ForEachNameValue(std::string_view text, std::string_view delimiter, std::string_view separator,
+                      const std::function<void(std::string_view, std::string_view)>& fn) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(delimiter, pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view piece = text.substr(pos, end - pos);
+    pos = end + delimiter.size();
+    size_t sep = piece.find(separator);
+    if (sep != std::string_view::npos) fn(piece.substr(0, sep), piece.substr(sep + separator.size()));
+  }
+}
+
 const char* WorkloadName(Workload w) {
   for (const NamedWorkload& n : kWorkloads)
     if (n.workload == w) return n.name;
@@ -132,7 +145,7 @@ const OptionTable<RocksdbConfig>& RocksdbOptionTable() {
         .Count("scan-length", &RocksdbConfig::scan_length, "rocksdb scan: Next() calls after each Seek", "10")
         .Rate("writer-rate", &RocksdbConfig::writer_rate,
               "rocksdb readwhilewriting: the writer's rate, e.g. 1000/s (0 = unthrottled, like db_bench)", "0", true)
-        .Size("cache-size", &RocksdbConfig::cache_size, "rocksdb: block cache size, e.g. 8M (default 8M like db_bench)",
+        .Size("cache-size", &RocksdbConfig::cache_size, "rocksdb: LRU block cache size as db_bench's --cache_size, e.g. 8M (default 8M; 0 = no block cache)",
               "")
         .Custom({"bloom-bits", OptionType::kInteger, "rocksdb: bloom filter bits per key (default none)", "", {},
                  "0 to 64", ""},
@@ -154,7 +167,10 @@ const OptionTable<RocksdbConfig>& RocksdbOptionTable() {
         .Flag("statistics", &RocksdbConfig::statistics,
               "rocksdb: collect RocksDB statistics (tickers in the JSON, stall time per interval)")
         .Integer("perf-level", &RocksdbConfig::perf_level,
-                 "rocksdb: perf context level (0 off, 2 counts and times), summed into the JSON", "0", 0, 5)
+                 "rocksdb: perf context level (0 or 1 off, as db_bench's default 1; 2 counts; 3-5 also times), summed into the JSON", "0", 0, 5)
+        .Flag("print-options", &RocksdbConfig::print_options,
+              "rocksdb: put the options the DB runs with (RocksDB's OPTIONS-file names and values) in the JSON "
+              "under rocksdb.options")
         .Flag("sync", &RocksdbConfig::sync, "rocksdb: WriteOptions.sync")
         .Flag("disable-wal", &RocksdbConfig::disable_wal, "rocksdb: WriteOptions.disableWAL")
         .Require([](RocksdbConfig& c) -> Status {
@@ -178,12 +194,69 @@ const OptionTable<RocksdbConfig>& RocksdbOptionTable() {
   return table;
 }
 
+std::shared_ptr<rocksdb::Cache> DbBenchBlockCache(uint64_t capacity) {
+  if (capacity == 0) return nullptr;  // db_bench: no block cache at all (no_block_cache=true)
+  // db_bench's NewCache for --cache_type=lru_cache: --cache_numshardbits -1
+  // (RocksDB picks: 4 for 8 MiB), not strict, --cache_high_pri_pool_ratio 0,
+  // --cache_low_pri_pool_ratio 0, no memory allocator, no secondary cache.
+  rocksdb::LRUCacheOptions opts(static_cast<size_t>(capacity), -1, false, 0.0, nullptr);
+  opts.low_pri_pool_ratio = 0.0;
+  return rocksdb::NewLRUCache(opts);
+}
+
+rocksdb::Options DbBenchOptions(uint64_t cache_size) {
+  rocksdb::Options o;
+  // DBOptions that db_bench 7.8.3 sets to other values than RocksDB's defaults.
+  o.create_if_missing = true;               // InitializeOptionsGeneral; run opens only an existing DB (Open checks)
+  o.create_missing_column_families = true;  // InitializeOptionsGeneral
+  o.table_cache_numshardbits = 4;           // --table_cache_numshardbits
+  o.enable_pipelined_write = true;          // --enable_pipelined_write
+  o.delayed_write_rate = 8u << 20;          // --delayed_write_rate
+  o.dump_malloc_stats = true;               // --dump_malloc_stats
+  // ColumnFamilyOptions.
+  o.compression = rocksdb::kSnappyCompression;           // --compression_type
+  o.hard_pending_compaction_bytes_limit = 128ull << 30;  // --hard_pending_compaction_bytes_limit
+  // --fifo_compaction_max_table_files_size_mb 0, --fifo_compaction_allow_compaction true
+  o.compaction_options_fifo = rocksdb::CompactionOptionsFIFO(0, true);
+  // BlockBasedTableOptions.
+  rocksdb::BlockBasedTableOptions t;
+  t.index_shortening = rocksdb::BlockBasedTableOptions::IndexShorteningMode::kShortenSeparatorsAndSuccessor;
+  t.pin_top_level_index_and_filter = false;  // --pin_top_level_index_and_filter
+  t.block_cache = DbBenchBlockCache(cache_size);
+  t.no_block_cache = t.block_cache == nullptr;
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  return o;
+}
+
+rocksdb::ReadOptions DbBenchReadOptions() {
+  // db_bench's read_options_ for its default flags (Benchmark::Run).
+  rocksdb::ReadOptions r(/*verify_checksums=*/true, /*fill_cache=*/true);  // --verify_checksum true
+  r.total_order_seek = false;                                            // --total_order_seek
+  r.prefix_same_as_start = false;                                        // --prefix_same_as_start
+  r.rate_limiter_priority = rocksdb::Env::IO_TOTAL;                      // --rate_limit_user_ops false
+  r.tailing = false;                                                     // --use_tailing_iterator
+  r.readahead_size = 0;                                                  // --readahead_size
+  r.adaptive_readahead = false;                                          // --adaptive_readahead
+  r.async_io = false;                                                    // --async_io
+  return r;
+}
+
+rocksdb::WriteOptions DbBenchWriteOptions(bool sync, bool disable_wal) {
+  // db_bench's write_options_ (Benchmark::Run): WriteOptions() plus --sync, --disable_wal.
+  rocksdb::WriteOptions w;
+  w.sync = sync;
+  w.disableWAL = disable_wal;
+  w.rate_limiter_priority = rocksdb::Env::IO_TOTAL;  // --rate_limit_auto_wal_flush false
+  return w;
+}
+
 StatusOr<rocksdb::Options> BuildRocksdbOptions(const RocksdbConfig& c) {
-  rocksdb::Options options;
   rocksdb::ConfigOptions parse;
   parse.ignore_unknown_options = false;
   parse.input_strings_escaped = false;
   const bool from_file = !c.options_file.empty();
+  // Without an OPTIONS file: db_bench's engine settings, cache included; with one: the file's.
+  rocksdb::Options options = from_file ? rocksdb::Options() : DbBenchOptions(c.cache_size.value_or(kDbBenchCacheSize));
   if (from_file) {
     rocksdb::DBOptions db;
     std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
@@ -197,30 +270,30 @@ StatusOr<rocksdb::Options> BuildRocksdbOptions(const RocksdbConfig& c) {
     options = rocksdb::Options(db, cf);
   }
 
-  // Typed flags; without an OPTIONS file, db_bench's defaults for the ones it has.
-  std::string compression = c.compression.empty() && !from_file ? "snappy" : c.compression;
-  if (!compression.empty()) {
-    auto t = ParseCompression(compression);
+  // Typed flags: over the OPTIONS file only when given.
+  if (!c.compression.empty()) {
+    auto t = ParseCompression(c.compression);
     if (!t.ok()) return t.status();
     options.compression = *t;
   }
   if (c.direct_reads) options.use_direct_reads = true;
   if (c.max_open_files) options.max_open_files = *c.max_open_files;
 
-  std::optional<uint64_t> cache = c.cache_size;
-  if (!cache && !from_file) cache = 8u << 20;
-  if (cache || c.bloom_bits || !c.table_options.empty()) {
+  const bool cache_from_flag = from_file && c.cache_size;
+  if (cache_from_flag || c.bloom_bits || !c.table_options.empty()) {
     const auto* current = options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
     if (!current)
       return Status::InvalidArgument(fmt::format(
           "--cache-size/--bloom-bits/--table-options apply to the block-based table; the table factory is '{}'",
           options.table_factory->Name()));
     rocksdb::BlockBasedTableOptions table = *current;
-    if (cache) {
-      // As db_bench 7.8: LRU, shard bits chosen by RocksDB, no high-priority pool.
-      table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(*cache), -1, false, 0.0);
+    if (cache_from_flag) {
+      table.block_cache = DbBenchBlockCache(*c.cache_size);
+      table.no_block_cache = table.block_cache == nullptr;
     }
+    // As db_bench's --bloom_bits: 0 = no filter, N = NewBloomFilterPolicy(N) (format_version 5: fast local bloom).
     if (c.bloom_bits && *c.bloom_bits > 0) table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(*c.bloom_bits));
+    else if (c.bloom_bits) table.filter_policy.reset();
     if (!c.table_options.empty()) {
       rocksdb::BlockBasedTableOptions parsed;
       rocksdb::Status s = rocksdb::GetBlockBasedTableOptionsFromString(parse, table, c.table_options, &parsed);
@@ -244,6 +317,37 @@ StatusOr<rocksdb::Options> BuildRocksdbOptions(const RocksdbConfig& c) {
   }
   if (c.statistics) options.statistics = rocksdb::CreateDBStatistics();
   return options;
+}
+
+namespace {
+
+// "name=value" lines (RocksDB's serialization with a newline delimiter) into *out.
+void AddOptionLines(const std::string& text, std::map<std::string, std::string>* out) {
+  ForEachNameValue(text, "\n", "=", [out](std::string_view name, std::string_view value) {
+    if (!name.empty()) (*out)[std::string(name)] = std::string(value);
+  });
+}
+
+}  // namespace
+
+StatusOr<OptionsText> DescribeOptions(rocksdb::DB* db) {
+  rocksdb::ConfigOptions config;
+  config.delimiter = "\n";
+  const rocksdb::Options options = db->GetOptions();
+  OptionsText out;
+  std::string text;
+  rocksdb::Status s = rocksdb::GetStringFromDBOptions(config, db->GetDBOptions(), &text);
+  if (!s.ok()) return FromRocksdb("--print-options: DBOptions", s);
+  AddOptionLines(text, &out["DBOptions"]);
+  text.clear();
+  s = rocksdb::GetStringFromColumnFamilyOptions(config, options, &text);
+  if (!s.ok()) return FromRocksdb("--print-options: ColumnFamilyOptions", s);
+  AddOptionLines(text, &out["CFOptions"]);
+  text.clear();
+  s = options.table_factory->GetOptionString(config, &text);
+  if (!s.ok()) return FromRocksdb("--print-options: table options", s);
+  AddOptionLines(text, &out["TableOptions"]);
+  return out;
 }
 
 }  // namespace storebench::backend::rocksdb_backend

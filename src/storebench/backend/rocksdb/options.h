@@ -11,16 +11,25 @@
 // GetBlockBasedTableOptionsFromString. Errors in a file or list carry RocksDB's
 // own message and are InvalidArgument (exit 2).
 //
-// Defaults follow db_bench 7.8 where db_bench has the same flag (num 1M,
-// key size 16, value size 100, 8 MiB block cache, snappy, no bloom filter), so
-// a command line carries over. Pure functions; thread-safe.
+// Without an OPTIONS file the engine starts from db_bench 7.8.3's settings for
+// its default flags (DbBenchOptions: DBOptions, ColumnFamilyOptions and
+// BlockBasedTableOptions with its 8 MiB LRU block cache; DbBenchReadOptions,
+// DbBenchWriteOptions), so one DB opened by either tool with the same flags
+// writes the same OPTIONS file (rocksdb_backend_test checks it against
+// /usr/bin/db_bench). Shape defaults follow db_bench too (num 1M, key size 16,
+// value size 100). Pure functions; thread-safe.
 #pragma once
 
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
 #include <rocksdb/options.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "storebench/backend/backend.h"
@@ -61,6 +70,7 @@ struct RocksdbConfig {
   int perf_level = 0;  // rocksdb::PerfLevel; 0 = off
   bool sync = false;
   bool disable_wal = false;
+  bool print_options = false;  // the options the DB runs with, in the JSON under rocksdb.options
 
   // The shape with db_bench's defaults filled in.
   uint64_t num_or_default() const { return num.value_or(1'000'000); }
@@ -78,9 +88,32 @@ inline StatusOr<RocksdbConfig> ParseRocksdbConfig(const OptionValues& values, ui
   return c;
 }
 
+// db_bench's --cache_size default.
+inline constexpr uint64_t kDbBenchCacheSize = 8u << 20;
+
+// db_bench's block cache for --cache_size=capacity (LRU, shard bits chosen by
+// RocksDB, no high- or low-priority pool); nullptr for 0, as db_bench.
+std::shared_ptr<rocksdb::Cache> DbBenchBlockCache(uint64_t capacity);
+// The rocksdb::Options db_bench 7.8.3 opens a DB with for its default flags and --cache_size=cache_size.
+rocksdb::Options DbBenchOptions(uint64_t cache_size);
+// db_bench's ReadOptions and WriteOptions for its default flags (and --sync, --disable_wal).
+rocksdb::ReadOptions DbBenchReadOptions();
+rocksdb::WriteOptions DbBenchWriteOptions(bool sync, bool disable_wal);
+
 // The rocksdb::Options for `config` (see the order above); InvalidArgument with
 // RocksDB's message for a bad OPTIONS file or option list.
 StatusOr<rocksdb::Options> BuildRocksdbOptions(const RocksdbConfig& config);
+
+// The options `db` runs with, serialized by RocksDB as in its OPTIONS file:
+// section ("DBOptions", "CFOptions", "TableOptions"; the default column
+// family) → option name → value. InvalidArgument when RocksDB cannot serialize them.
+using OptionsText = std::map<std::string, std::map<std::string, std::string>>;
+StatusOr<OptionsText> DescribeOptions(rocksdb::DB* db);
+
+// Calls fn(name, value) for each "name<separator>value" piece of `text`
+// between delimiters; pieces without the separator are skipped.
+void ForEachNameValue(std::string_view text, std::string_view delimiter, std::string_view separator,
+                      const std::function<void(std::string_view, std::string_view)>& fn);
 
 // The workload's name for a Workload.
 const char* WorkloadName(Workload w);

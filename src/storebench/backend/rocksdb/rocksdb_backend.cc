@@ -69,6 +69,11 @@ class RocksdbBackend final : public Backend {
     for (const auto& e : std::filesystem::directory_iterator(c.data, ec))
       if (e.is_regular_file(ec)) data_paths_.push_back(e.path().string());
     STOREBENCH_RETURN_IF_ERROR(CheckKeySize());
+    if (c.print_options) {
+      auto text = DescribeOptions(raw);
+      if (!text.ok()) return text.status();
+      options_text_ = std::move(*text);
+    }
     // Fail before the run on bad workload flags, not in every worker.
     auto dist = workload::MakeKeyDistribution(c.key_dist, c.num_or_default());
     if (!dist.ok()) return dist.status();
@@ -81,8 +86,8 @@ class RocksdbBackend final : public Backend {
     if (c.workload == Workload::kMixgraph)
       max_value = std::max<uint64_t>(max_value, static_cast<uint64_t>(std::max<int64_t>(c.mixgraph.mix_max_value_size, 1)));
     state_.values = std::make_unique<ValueSource>(max_value, c.seed);
-    state_.write.sync = c.sync;
-    state_.write.disableWAL = c.disable_wal;
+    state_.read = DbBenchReadOptions();
+    state_.write = DbBenchWriteOptions(c.sync, c.disable_wal);
     return Status::Ok();
   }
 
@@ -177,6 +182,8 @@ class RocksdbBackend final : public Backend {
       out->Counter({"rocksdb", "write_stalls", "stall_micros"}, statistics_->getTickerCount(rocksdb::STALL_MICROS));
     }
     for (const auto& [name, v] : t.perf) out->Counter({"rocksdb", "perf_context", name}, v);
+    for (const auto& [section, lines] : options_text_)
+      for (const auto& [name, value] : lines) out->Text({"rocksdb", "options", section, name}, value);
   }
 
   std::vector<ExtraGroup> ExtraGroups() const override {
@@ -209,6 +216,7 @@ class RocksdbBackend final : public Backend {
   std::unique_ptr<rocksdb::DB> db_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
   bool has_manifest_ = false;
+  OptionsText options_text_;  // --print-options
   std::vector<std::string> data_paths_;
   // Written by the reporter thread in IntervalFigures(), read after the run.
   uint64_t prev_stall_micros_ = 0;

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "storebench/backend/rocksdb/dataset.h"
@@ -281,6 +282,102 @@ TEST_F(Rocksdb, DbBenchReadsADatabaseStorebenchFilled) {
       EXPECT_GT(exact, 0.55);
       EXPECT_LT(exact, 0.70);
       EXPECT_NEAR(DbBenchFoundRatio(read.out), exact, 0.025) << read.out;
+    }
+  }
+}
+
+// "[Section] name" → value of every option line in a RocksDB OPTIONS file.
+std::map<std::string, std::string> ReadOptionsFile(const fs::path& p) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(p);
+  std::string line, section;
+  while (std::getline(in, line)) {
+    size_t b = line.find_first_not_of(" \t");
+    if (b == std::string::npos || line[b] == '#') continue;
+    line = line.substr(b);
+    if (line[0] == '[') {
+      section = line;
+      continue;
+    }
+    size_t eq = line.find('=');
+    if (eq != std::string::npos) out[section + " " + line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+
+// The newest OPTIONS file RocksDB wrote in `db` (the highest number: the last open's).
+fs::path NewestOptionsFile(const fs::path& db) {
+  fs::path newest;
+  for (const auto& e : fs::directory_iterator(db)) {
+    std::string n = e.path().filename().string();
+    if (n.rfind("OPTIONS-", 0) == 0 && (newest.empty() || n > newest.filename().string())) newest = e.path();
+  }
+  return newest;
+}
+
+// The block cache as the last open's LOG describes it (type, capacity, shard bits,
+// pools, allocator): the OPTIONS file leaves the cache out. The address line is dropped.
+std::vector<std::string> BlockCacheLines(const fs::path& db) {
+  std::ifstream in(db / "LOG");
+  std::vector<std::string> out;
+  std::string line;
+  bool in_cache = false;
+  while (std::getline(in, line)) {
+    if (line.find("  no_block_cache:") != std::string::npos) in_cache = true;
+    if (line.find("  persistent_cache:") != std::string::npos) break;
+    if (in_cache && line.find("  block_cache: 0x") == std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+// db_bench and storebench open one DB with the same flags: RocksDB writes the
+// same OPTIONS file and the same block cache for both, except the lines below.
+TEST_F(Rocksdb, OpensTheDbWithDbBenchsOptions) {
+  if (!HaveDbBench()) GTEST_SKIP() << kDbBench << " missing (apt-get install rocksdb-tools)";
+  const std::map<std::string, std::string> kExpectedDifferences = {
+      {"[DBOptions] listeners",
+       "db_bench's ErrorHandlerListener, which only acts when db_bench waits for recovery from a background "
+       "error; storebench counts a failing op and goes on"},
+  };
+  fs::path db = dir_ / "db";
+  const std::string shape = " --num=100 --key_size=20 --value_size=100";
+  Shell fill = RunShell(std::string(kDbBench) + " --benchmarks=fillseq --db=" + db.string() + shape);
+  ASSERT_EQ(fill.code, 0) << fill.out;
+  struct Case {
+    std::string db_bench, storebench;
+  };
+  for (const Case& c : {Case{"", ""}, Case{" --cache_size=1048576 --bloom_bits=10", " --cache-size 1048576 --bloom-bits 10"},
+                        Case{" --cache_size=0", " --cache-size 0"}}) {
+    Shell d = RunShell(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=1 --db=" +
+                       db.string() + shape + c.db_bench);
+    ASSERT_EQ(d.code, 0) << d.out;
+    auto theirs = ReadOptionsFile(NewestOptionsFile(db));
+    auto their_cache = BlockCacheLines(db);
+    fs::path json = dir_ / "run.json";
+    Shell s = Storebench("run --backend rocksdb --quiet --ops 1 --print-options --json " + json.string() +
+                         " --data " + db.string() + " --num 100 --key-size 20 --value-size 100" + c.storebench);
+    ASSERT_EQ(s.code, 0) << s.out;
+    auto ours = ReadOptionsFile(NewestOptionsFile(db));
+    ASSERT_GT(ours.size(), 100u);
+    // --print-options: RocksDB's serialization of the same options, in the JSON.
+    const nlohmann::json printed = ReadJson(json)["rocksdb"]["options"];
+    for (const auto& [section, name] : {std::pair{"DBOptions", "table_cache_numshardbits"},
+                                        std::pair{"CFOptions", "compaction_options_fifo"},
+                                        std::pair{"TableOptions", "index_shortening"}}) {
+      const std::string file_section = std::string(section) == "DBOptions"  ? "[DBOptions] "
+                                       : std::string(section) == "CFOptions" ? "[CFOptions \"default\"] "
+                                                                              : "[TableOptions/BlockBasedTable \"default\"] ";
+      ASSERT_TRUE(printed[section].contains(name)) << section << " " << name;
+      EXPECT_EQ(printed[section][name].get<std::string>(), ours[file_section + name]) << name;
+    }
+    EXPECT_EQ(BlockCacheLines(db), their_cache) << c.storebench;
+    EXPECT_FALSE(their_cache.empty());
+    std::set<std::string> names;
+    for (const auto& [k, v] : theirs) names.insert(k);
+    for (const auto& [k, v] : ours) names.insert(k);
+    for (const std::string& k : names) {
+      if (kExpectedDifferences.count(k)) continue;
+      EXPECT_EQ(ours[k], theirs[k]) << k << " (storebench" << c.storebench << " vs db_bench" << c.db_bench << ")";
     }
   }
 }
