@@ -110,7 +110,8 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       auto made = backend.NewWorker(contexts[i]);
       if (!made.ok()) worker_status[i] = made.status();
       ready.fetch_add(1, std::memory_order_acq_rel);
-      while (go.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+      // Blocks (futex) instead of yielding: the main thread may be reading the data set into the cache.
+      go.wait(0, std::memory_order_acquire);
       if (go.load() == 1 && made.ok()) {
         args[i].worker = made->get();
         internal::RunWorkerLoop(args[i]);
@@ -122,6 +123,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   for (const Status& s : worker_status) {
     if (!s.ok()) {
       go.store(2, std::memory_order_release);
+      go.notify_all();
       for (auto& t : threads) t.join();
       return s;
     }
@@ -133,6 +135,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   if (before.ok()) accounting.Begin(data_paths);
   if (!before.ok()) {
     go.store(2, std::memory_order_release);
+    go.notify_all();
     for (auto& t : threads) t.join();
     return before;
   }
@@ -144,6 +147,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   for (const WorkerGroup& g : config.groups) schedule_end = std::max(schedule_end, g.schedule.EndNs());
   if (schedule_end != UINT64_MAX && !config.duration_ns) timing.end_ns = timing.start_ns + schedule_end;
   go.store(1, std::memory_order_release);
+  go.notify_all();
 
   auto all_done = [&] {
     for (auto& p : progress_state)
