@@ -18,10 +18,14 @@
 //             each wake-up reaps every completion and refills with one enter
 //             (--method io_uring --iodepth N)
 // Threads start together; the main thread sleeps S seconds and raises a flag
-// the loops test once per op (or each thread stops after --ops N). Prints one JSON line: ops, elapsed_s, ops_per_s.
+// the loops test once per op (or each thread stops after --ops N). Prints one
+// JSON line: ops, elapsed_s, ops_per_s, and the process's user_s and sys_s over
+// the same span (ops per CPU-second do not depend on how much of the machine
+// other processes took).
 // The page-cache state is the caller's (bench/fio_compare.sh warms or evicts).
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -261,6 +265,8 @@ int main(int argc, char** argv) {
     });
   }
   while (ready.load() < c.threads) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  rusage ru0, ru1;
+  getrusage(RUSAGE_SELF, &ru0);
   const auto start = std::chrono::steady_clock::now();
   go.store(true);
   go.notify_all();
@@ -270,12 +276,17 @@ int main(int argc, char** argv) {
   }
   for (std::thread& th : threads) th.join();
   const auto end = std::chrono::steady_clock::now();
+  getrusage(RUSAGE_SELF, &ru1);
+  auto secs = [](const timeval& a, const timeval& b) {
+    return static_cast<double>(b.tv_sec - a.tv_sec) + static_cast<double>(b.tv_usec - a.tv_usec) / 1e6;
+  };
   uint64_t total = 0;
   for (uint64_t n : ops) total += n;
   const double s = std::chrono::duration<double>(end - start).count();
   std::printf("{\"method\": \"%s\", \"iodepth\": %u, \"direct\": %s, \"threads\": %d, \"ops\": %llu, "
-              "\"elapsed_s\": %.6f, \"ops_per_s\": %.1f}\n",
+              "\"elapsed_s\": %.6f, \"ops_per_s\": %.1f, \"user_s\": %.6f, \"sys_s\": %.6f}\n",
               c.method.c_str(), c.depth, c.direct ? "true" : "false", c.threads,
-              static_cast<unsigned long long>(total), s, static_cast<double>(total) / s);
+              static_cast<unsigned long long>(total), s, static_cast<double>(total) / s,
+              secs(ru0.ru_utime, ru1.ru_utime), secs(ru0.ru_stime, ru1.ru_stime));
   return 0;
 }
