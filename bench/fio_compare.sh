@@ -1,84 +1,137 @@
 #!/usr/bin/env bash
-# storebench vs fio on the same file, same block size, same cache state, run
-# alternately (A B B A …) for several rounds; prints the median IOPS of each
-# and the ratio storebench/fio per pairing.
+# storebench vs its floor vs fio on the same file, same block size, same cache
+# state, run alternately for several rounds; prints the median IOPS of each,
+# storebench/floor and storebench/fio of the medians, the same ratios paired
+# within each round (adjacent runs, so the machine's drift cancels), and
+# storebench/floor in ops per CPU-second (user + sys of each process), which
+# other processes' load on a shared machine disturbs far less than IOPS.
 #
-#   bench/fio_compare.sh [DATA_DIR] [SIZE] [ROUNDS] [SECONDS]
-#   defaults:            /var/tmp/sb-fio 2G  3        5
+#   bench/fio_compare.sh [DATA_DIR] [SIZE] [ROUNDS] [SECONDS] [CASE_FILTER]
+#   defaults:            /var/tmp/sb-fio 2G  3        5        (all cases)
 #
-# Pairings (fio engine → storebench method):
-#   psync 1 and 2 jobs → pread, 1 and 2 threads          (warm)
-#   pvsync2            → pread_threadpool (preadv2 RWF_NOWAIT inline) (warm)
-#   io_uring qd1, qd32 → io_uring --iodepth 1, 32          (warm)
-#   io_uring qd32 O_DIRECT, cache evicted → io_uring --direct --iodepth 32 (cold)
+# The floor is bench/file_floor (built with the project): a bare loop of the
+# same calls at the same offsets (storebench's generator and seeds), nothing
+# else — storebench/floor is the share of each read the harness leaves.
+# Pairings (storebench method → floor loop → fio engine):
+#   pread 1 and 2 threads      → pread            → psync            (warm)
+#   read --buffer 0, 1 and 2   → lseek + read     → sync             (warm)
+#   pread_threadpool           → preadv2(RWF_NOWAIT) → pvsync2       (warm)
+#   mmap                       → memcpy from mmap → mmap             (warm)
+#   io_uring qd1 (1, 2 threads), qd32 → io_uring  → io_uring         (warm)
+#   io_uring qd32 O_DIRECT, cache evicted → io_uring --direct → io_uring direct=1 (cold)
 # Warm: the file is read through before each run and fio gets invalidate=0
-# (fio's default invalidate=1 would evict it). Cold: storebench --cache cold,
-# fio invalidate=1 — both evict with posix_fadvise(DONTNEED).
+# (fio's default invalidate=1 would evict it). Cold: storebench --cache cold;
+# fio invalidate=1; the floor after posix_fadvise(DONTNEED) — all three evict
+# the same way. CASE_FILTER (a regex on case names) runs a subset.
 set -euo pipefail
 DATA=${1:-/var/tmp/sb-fio}
 SIZE=${2:-2G}
 ROUNDS=${3:-3}
 SECS=${4:-5}
-SB=${STOREBENCH:-$(dirname "$0")/../build/release/storebench}
+FILTER=${5:-.}
+BUILD=$(dirname "$0")/../build/release
+SB=${STOREBENCH:-$BUILD/storebench}
+FLOOR=${FLOOR:-$BUILD/bench/file_floor}
 command -v fio >/dev/null || { echo "fio is not installed (apt-get install fio)"; exit 2; }
 [ -x "$SB" ] || { echo "storebench binary not found at $SB (set STOREBENCH=…)"; exit 2; }
+[ -x "$FLOOR" ] || { echo "floor binary not found at $FLOOR (cmake --build build/release --target file_floor, or FLOOR=…)"; exit 2; }
 
 "$SB" prepare --backend file --data "$DATA" --files 1 --file-size "$SIZE"
 FILE="$DATA/data-00000.bin"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# name | storebench flags | fio flags | cache (warm|cold)
+# name | storebench flags | floor flags | fio flags | cache (warm|cold)
 CASES=(
-  "psync-1job|--method pread --threads 1|--ioengine=psync --numjobs=1|warm"
-  "psync-2jobs|--method pread --threads 2|--ioengine=psync --numjobs=2|warm"
-  "pvsync2|--method pread_threadpool --threads 1|--ioengine=pvsync2 --numjobs=1|warm"
-  "io_uring-qd1|--method io_uring --iodepth 1|--ioengine=io_uring --iodepth=1|warm"
-  "io_uring-qd32|--method io_uring --iodepth 32|--ioengine=io_uring --iodepth=32|warm"
-  "io_uring-qd32-direct-cold|--method io_uring --iodepth 32 --direct|--ioengine=io_uring --iodepth=32 --direct=1|cold"
+  "pread-1thread|--method pread --threads 1|--method pread --threads 1|--ioengine=psync --numjobs=1|warm"
+  "pread-2threads|--method pread --threads 2|--method pread --threads 2|--ioengine=psync --numjobs=2|warm"
+  "read-1thread|--method read --buffer 0 --threads 1|--method read --threads 1|--ioengine=sync --numjobs=1|warm"
+  "read-2threads|--method read --buffer 0 --threads 2|--method read --threads 2|--ioengine=sync --numjobs=2|warm"
+  "preadv2-nowait|--method pread_threadpool --threads 1|--method preadv2 --threads 1|--ioengine=pvsync2 --numjobs=1|warm"
+  "mmap|--method mmap --threads 1|--method mmap --threads 1|--ioengine=mmap --numjobs=1|warm"
+  "io_uring-qd1|--method io_uring --iodepth 1 --threads 1|--method io_uring --iodepth 1 --threads 1|--ioengine=io_uring --iodepth=1 --numjobs=1|warm"
+  "io_uring-qd1-2threads|--method io_uring --iodepth 1 --threads 2|--method io_uring --iodepth 1 --threads 2|--ioengine=io_uring --iodepth=1 --numjobs=2|warm"
+  "io_uring-qd32|--method io_uring --iodepth 32|--method io_uring --iodepth 32|--ioengine=io_uring --iodepth=32|warm"
+  "io_uring-qd32-direct-cold|--method io_uring --iodepth 32 --direct|--method io_uring --iodepth 32 --direct|--ioengine=io_uring --iodepth=32 --direct=1|cold"
 )
+
+warm() { cat "$FILE" >/dev/null; }
+evict() { python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)" "$FILE"; }
 
 run_sb() {  # flags cache out
   "$SB" run --backend file --data "$DATA" --workload randread --block-size 4k $1 --cache "$2" \
     --duration "${SECS}s" --quiet --json "$3" >/dev/null
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['totals']['ops']/d['totals']['elapsed_s'])" "$3"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['totals']; c=d['cpu']
+print(t['ops']/t['elapsed_s'], t['ops']/(c['user_s']+c['sys_s']), d['file'].get('harness_ns_per_op', 0))" "$3"
+}
+
+run_floor() {  # flags cache out
+  if [ "$2" = warm ]; then warm; else evict; fi
+  "$FLOOR" $1 --block-size 4096 --seconds "$SECS" "$FILE" >"$3"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['ops_per_s'], d['ops']/(d['user_s']+d['sys_s']))" "$3"
 }
 
 run_fio() {  # flags cache out
   local inv=0
-  if [ "$2" = warm ]; then cat "$FILE" >/dev/null; else inv=1; fi
+  if [ "$2" = warm ]; then warm; else inv=1; fi
   fio --name=cmp --filename="$FILE" --rw=randread --bs=4k --size="$SIZE" --time_based --runtime="$SECS" \
     --invalidate=$inv --group_reporting --output-format=json $1 >"$3"
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['jobs'][0]['read']['iops'])" "$3"
 }
 
+# Three orders, rotated by round, so no tool always runs first or last.
+ORDERS=("sb floor fio" "fio sb floor" "floor fio sb")
 for r in $(seq 1 "$ROUNDS"); do
   for c in "${CASES[@]}"; do
-    IFS='|' read -r name sbf fiof cache <<<"$c"
-    if (( r % 2 )); then order="sb fio"; else order="fio sb"; fi
-    for tool in $order; do
-      if [ "$tool" = sb ]; then v=$(run_sb "$sbf" "$cache" "$TMP/sb.json"); else v=$(run_fio "$fiof" "$cache" "$TMP/fio.json"); fi
-      echo "$name $tool $v" >>"$TMP/results"
-      echo "round $r $name $tool $(printf '%.0f' "$v") IOPS" >&2
+    IFS='|' read -r name sbf flf fiof cache <<<"$c"
+    [[ $name =~ $FILTER ]] || continue
+    for tool in ${ORDERS[$(( (r - 1) % 3 ))]}; do
+      case $tool in
+        sb) v=$(run_sb "$sbf" "$cache" "$TMP/sb.json") ;;
+        floor) v=$(run_floor "$flf" "$cache" "$TMP/floor.json") ;;
+        fio) v=$(run_fio "$fiof" "$cache" "$TMP/fio.json") ;;
+      esac
+      echo "$r $name $tool $v" >>"$TMP/results"
+      echo "round $r $name $tool $v" >&2
     done
   done
 done
 
 echo
-echo "load average during the runs: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 python3 - "$TMP/results" <<'PY'
 import statistics, sys
+# name -> tool -> [per-round IOPS]; sb and floor also -> ops per CPU-second; sb -> harness ns/op
 rows = {}
 for line in open(sys.argv[1]):
-    name, tool, v = line.split()
-    rows.setdefault(name, {}).setdefault(tool, []).append(float(v))
-print(f"{'case':28} {'storebench IOPS':>16} {'fio IOPS':>12} {'ratio':>7}   (medians of {len(next(iter(rows.values()))['sb'])} rounds)")
+    r, name, tool, v, *rest = line.split()
+    t = rows.setdefault(name, {})
+    t.setdefault(tool, []).append(float(v))
+    if tool in ('sb', 'floor'):
+        t.setdefault(tool + '_cpu', []).append(float(rest[0]))
+    if tool == 'sb':
+        t.setdefault('harness', []).append(float(rest[1]))
+med = statistics.median
+n = len(next(iter(rows.values()))['sb'])
+def paired(a, b):
+    rs = [x / y for x, y in zip(a, b)]
+    return f"{med(rs):.3f} ({min(rs):.3f}-{max(rs):.3f})", rs
+print(f"IOPS, medians of {n} rounds; 'per CPU-s' = ops per second of the process's user+sys CPU time")
+print(f"{'case':26} {'storebench':>11} {'floor':>11} {'fio':>11} {'sb/floor':>9} {'sb/fio':>7} "
+      f"{'sb/floor per CPU-s':>19} {'harness ns/op':>14}")
 for name, t in rows.items():
-    s, f = statistics.median(t['sb']), statistics.median(t['fio'])
-    print(f"{name:28} {s:16,.0f} {f:12,.0f} {s/f:7.3f}")
-# The two runs of one round are adjacent in time: their ratio cancels most of the drift between rounds.
-print(f"\n{'case':28} {'paired ratio':>12} {'min':>6} {'max':>6}   (storebench / fio within each round)")
+    s, fl, f = med(t['sb']), med(t['floor']), med(t['fio'])
+    print(f"{name:26} {s:11,.0f} {fl:11,.0f} {f:11,.0f} {s/fl:9.3f} {s/f:7.3f} "
+          f"{med(t['sb_cpu'])/med(t['floor_cpu']):19.3f} {med(t['harness']):14.0f}")
+# The runs of one round are adjacent in time: their ratio cancels most of the drift between rounds.
+print(f"\npaired ratios (runs of one round): median (min-max)")
+print(f"{'case':26} {'sb/floor':>20} {'sb/fio':>20} {'sb/floor per CPU-s':>20}   per round sb/floor per CPU-s")
 for name, t in rows.items():
-    rs = [s / f for s, f in zip(t['sb'], t['fio'])]
-    print(f"{name:28} {statistics.median(rs):12.3f} {min(rs):6.3f} {max(rs):6.3f}")
+    a, _ = paired(t['sb'], t['floor'])
+    b, _ = paired(t['sb'], t['fio'])
+    c, rc = paired(t['sb_cpu'], t['floor_cpu'])
+    print(f"{name:26} {a:>20} {b:>20} {c:>20}   " + " ".join(f"{x:.3f}" for x in rc))
+print("\nper-round IOPS (storebench / floor / fio):")
+for name, t in rows.items():
+    print(f"{name:26} " + "  ".join(f"{s:,.0f}/{fl:,.0f}/{f:,.0f}" for s, fl, f in zip(t['sb'], t['floor'], t['fio'])))
 PY

@@ -21,6 +21,8 @@ void ForEachField(IoCounters& a, const IoCounters& b, Op op) {
   op(a.inline_reads, b.inline_reads);
   op(a.pool_reads, b.pool_reads);
   op(a.resubmissions, b.resubmissions);
+  op(a.timed_calls, b.timed_calls);
+  op(a.timed_ns, b.timed_ns);
 }
 
 }  // namespace

@@ -45,6 +45,11 @@ struct IoCounters {
   uint64_t inline_reads = 0;     // pread_threadpool: served by preadv2(RWF_NOWAIT) in the caller
   uint64_t pool_reads = 0;       // pread_threadpool: handed to the thread pool
   uint64_t resubmissions = 0;    // short reads, EAGAIN or EINTR continued with another read
+  // Time inside the method proper (its syscalls, copies and waits: the
+  // DoSubmit/DoSubmitBatch/DoReap calls) while the owner had timing on
+  // (ReadMethod::set_timing), and how many calls that was.
+  uint64_t timed_calls = 0;
+  uint64_t timed_ns = 0;
 
   void Count(Syscall kind, uint64_t n = 1) { syscalls[static_cast<size_t>(kind)] += n; }
   uint64_t Of(Syscall kind) const { return syscalls[static_cast<size_t>(kind)]; }

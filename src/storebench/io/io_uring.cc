@@ -105,8 +105,11 @@ class IoUringMethod final : public ReadMethod {
     return accepted;
   }
 
-  StatusOr<SubmitResult> DoSubmit(const ReadRequest&, Completion*) override {
-    return Status::InvalidArgument("io_uring: DoSubmit is unused (SubmitBatch serves single reads)");
+  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
+    size_t n_done = 0;
+    StatusOr<size_t> acc = DoSubmitBatch(std::span<const ReadRequest>(&req, 1), done, &n_done);
+    if (!acc.ok()) return acc.status();
+    return *acc == 0 ? SubmitResult::kBusy : SubmitResult::kQueued;
   }
 
   StatusOr<size_t> DoReap(size_t min, size_t max, Completion* out) override {

@@ -202,6 +202,30 @@ TEST(ReadMethodCounters, PreadCountsSyscallsAndBytes) {
   EXPECT_EQ(setup.Of(Syscall::kOpen), 1u);
 }
 
+TEST(ReadMethodCounters, TimingCoversOnlyTheCallsMadeWhileOn) {
+  TempDir dir;
+  for (const char* name : {"pread", "io_uring"}) {
+    StatusOr<std::unique_ptr<ReadMethod>> made = CreateReadMethod(name, MethodOptions{});
+    if (made.status().code() == Status::Code::kNotSupported) continue;  // io_uring missing: pread still checks
+    ASSERT_TRUE(made.ok()) << made.status().message();
+    ReadMethod& m = **made;
+    const int f = *m.Open(dir.WriteFile(std::string("t_") + name, 10000, 1));
+    char buf[4096];
+    ASSERT_EQ(*m.Read(f, 0, 100, buf), 100u);
+    EXPECT_EQ(m.counters().timed_calls, 0u) << name;
+    EXPECT_EQ(m.counters().timed_ns, 0u) << name;
+    m.set_timing(true);
+    ASSERT_EQ(*m.Read(f, 4096, 100, buf), 100u);
+    m.set_timing(false);
+    // pread: one DoSubmit; io_uring: a DoSubmit and at least one DoReap.
+    const uint64_t timed = m.counters().timed_calls;
+    EXPECT_GE(timed, std::string_view(name) == "pread" ? 1u : 2u) << name;
+    EXPECT_GT(m.counters().timed_ns, 0u) << name;
+    ASSERT_EQ(*m.Read(f, 8192, 100, buf), 100u);
+    EXPECT_EQ(m.counters().timed_calls, timed) << name;
+  }
+}
+
 // Counters after reading (offset, length) pairs of a 100000-byte file with method "read".
 IoCounters CountBufferedReads(size_t buffer_size, std::initializer_list<std::pair<uint64_t, size_t>> reads) {
   TempDir dir;

@@ -10,6 +10,7 @@ using measure::Unit;
 void RunAccounting::Begin() {
   std::lock_guard<std::mutex> lock(mu_);
   io_ = {};
+  harness_ = {};
   groups_.clear();
   first_error_ = Status::Ok();
 }
@@ -22,6 +23,10 @@ Status RunAccounting::End() {
 void RunAccounting::AddWorker(const WorkerTotals& t) {
   std::lock_guard<std::mutex> lock(mu_);
   io_ += t.io;
+  harness_.samples += t.harness.samples;
+  harness_.window_ns += t.harness.window_ns;
+  harness_.method_ns += t.harness.method_ns;
+  harness_.dropped += t.harness.dropped;
   Group& g = groups_[t.group];
   g.ops += t.ops;
   g.requested_bytes += t.io.bytes_requested;
@@ -59,6 +64,17 @@ void RunAccounting::Figures(const Dataset& dataset, const FileOptions& o, measur
   out->Counter({"io", "resubmissions"}, io_.resubmissions, Unit::kCalls);
   out->Counter({"io", "errors"}, io_.errors);
   out->Ratio({"io", "syscall_amplification"}, {"io", "transferred_bytes"}, {"io", "requested_bytes"});
+
+  out->Counter({"file", "harness", "samples"}, harness_.samples, Unit::kOps);
+  out->Counter({"file", "harness", "window_ns"}, harness_.window_ns, Unit::kNanoseconds);
+  out->Counter({"file", "harness", "method_ns"}, harness_.method_ns, Unit::kNanoseconds);
+  out->Counter({"file", "harness", "outside_ns"}, harness_.window_ns - harness_.method_ns, Unit::kNanoseconds);
+  out->Counter({"file", "harness", "dropped"}, harness_.dropped, Unit::kOps);
+  out->Ratio({"file", "harness_ns_per_op"}, {"file", "harness", "outside_ns"}, {"file", "harness", "samples"}, 1,
+             Unit::kNanoseconds)
+      .summary = "harness ns/op";
+  out->Ratio({"file", "method_ns_per_op"}, {"file", "harness", "method_ns"}, {"file", "harness", "samples"}, 1,
+             Unit::kNanoseconds);
 
   out->Text({"file", "workload"}, std::string(WorkloadName(o.workload))).summary = "workload";
   out->Text({"file", "method"}, o.method).summary = "method";

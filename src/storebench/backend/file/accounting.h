@@ -1,8 +1,23 @@
 // RunAccounting: what the `file` backend reports about a run beyond latency —
 // what the read methods asked of the kernel (IoCounters summed over every
-// worker), and per worker group the reads and the time of the first full
+// worker), the harness's own cost per op (below), and per worker group the reads and the time of the first full
 // scan — as typed figures. What the kernel says it did (/proc/self/io), CPU
 // time and page-cache residency are the driver's (driver/accounting.h).
+//
+// Harness cost, sampled: every 16th op of a worker opens a window at its
+// Submit() that the worker's next Submit() closes — one op's whole cycle: the
+// driver's loop and recording, offset generation, the backend and read-method
+// layers, and the read itself. Inside the window every call into the read
+// method (its syscalls, copies and waits) is timed. file.harness.window_ns and
+// file.harness.method_ns sum both over the samples (file.harness.samples);
+// file.harness_ns_per_op = (window_ns - method_ns) / samples is what the
+// client spends per op outside the I/O — the time it adds to a bare loop of
+// the same calls (bench/file_floor.cc) — and file.method_ns_per_op the I/O's.
+// A preemption inside the read lands in both terms and cancels; a sample with
+// more than 100 µs outside the method was descheduled there (no client work
+// takes that long) and is left out, counted in file.harness.dropped. In an open
+// loop the window also holds the wait for the next arrival when that is
+// shorter: there the figure is an upper bound.
 //
 // Workers keep their own counters while they run and hand them over once, in
 // AddWorker(), when they finish, so the hot path shares nothing.
@@ -24,12 +39,21 @@
 
 namespace storebench::backend::file {
 
+// Sampled ops' time, split at the read-method boundary (see the file comment).
+struct HarnessSamples {
+  uint64_t samples = 0;    // sampled ops
+  uint64_t window_ns = 0;  // from each sampled op's Submit to the next Submit
+  uint64_t method_ns = 0;  // of which inside read-method calls
+  uint64_t dropped = 0;    // samples left out: > 100 µs outside the read method (descheduled)
+};
+
 // What one worker did, handed over when it finishes.
 struct WorkerTotals {
   int group = 0;
   uint64_t ops = 0;               // ops started in the measured window
   uint64_t first_pass_ns = 0;     // scans: time from the run's start to the end of the first full pass; 0 = none
   bool scans = false;             // the worker scans (first_pass_ns is meaningful)
+  HarnessSamples harness;         // measured window only
   io::IoCounters io;
   Status first_error;             // first I/O or verify failure
 };
@@ -56,6 +80,7 @@ class RunAccounting {
 
   mutable std::mutex mu_;  // guards everything below against AddWorker
   io::IoCounters io_;
+  HarnessSamples harness_;  // summed over workers
   std::map<int, Group> groups_;
   Status first_error_;
 };

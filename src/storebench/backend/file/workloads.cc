@@ -28,6 +28,10 @@ class FileWorkerBase : public Worker {
   // Ops are counted when they start, so the count restarts exactly where the driver's does.
   void MeasureStarted() override {
     totals_.ops = 0;
+    totals_.harness = {};
+    if (window_start_ns_ != 0) SetTiming(false);  // a warm-up sample is dropped, not closed
+    window_start_ns_ = 0;
+    sample_countdown_ = kSamplePeriod;  // measured op n*16-1 opens a sample, op n*16 closes it
     io_at_measure_start_ = {};
     for (const auto& m : methods_) io_at_measure_start_ += m->counters();
   }
@@ -45,8 +49,61 @@ class FileWorkerBase : public Worker {
     return methods_.back().get();
   }
 
+  // Harness sampling (accounting.h): every kSamplePeriod-th Submit opens a
+  // window that the next Submit closes; inside it every read-method call is
+  // timed, so the window minus those calls is what the client spent on one
+  // op outside the I/O. Called first thing in every Submit.
+  static constexpr uint32_t kSamplePeriod = 16;
+  // A sample with more than this outside the read-method calls was descheduled
+  // (or waited for an open-loop arrival) there: no client work takes that long.
+  static constexpr uint64_t kMaxOutsideNs = 100'000;
+  void SampleTick() {
+    if (--sample_countdown_ > 1) [[likely]] return;
+    SampleWindow();
+  }
+
+  [[gnu::noinline]] void SampleWindow() {
+    const uint64_t now = clock_.NowNs();
+    if (sample_countdown_ == 0) {  // close the window the previous Submit opened
+      if (window_start_ns_ != 0) {
+        const uint64_t window = now - window_start_ns_;
+        const uint64_t method = std::min(window, MethodTimedNs() - method_ns_at_open_);
+        if (window - method > kMaxOutsideNs) {
+          totals_.harness.dropped++;
+        } else {
+          totals_.harness.samples++;
+          totals_.harness.window_ns += window;
+          totals_.harness.method_ns += method;
+        }
+        SetTiming(false);
+      }
+      window_start_ns_ = 0;
+      sample_countdown_ = kSamplePeriod;
+      return;
+    }
+    SetTiming(true);
+    method_ns_at_open_ = MethodTimedNs();
+    window_start_ns_ = now;
+  }
+
+  void SetTiming(bool on) {
+    for (const auto& m : methods_) m->set_timing(on);
+  }
+
+  uint64_t MethodTimedNs() const {
+    uint64_t ns = 0;
+    for (const auto& m : methods_) ns += m->counters().timed_ns;
+    return ns;
+  }
+
   // The outcome of a finished read of dataset file `file_id` into `buf`.
   uint32_t Check(const io::ReadMethod& m, const io::Completion& c, uint32_t file_id, const char* buf) {
+    if (c.error == 0 && c.bytes == c.length && !shared_.options.verify) [[likely]] return kOk;
+    return CheckSlow(m, c, file_id, buf);
+  }
+
+  [[gnu::noinline]] uint32_t CheckSlow(const io::ReadMethod& m, const io::Completion& c, uint32_t file_id,
+                                       const char* buf) {
     if (c.error != 0) return Fail(m.ErrorStatus(c), kErrorIo);
     if (c.bytes != c.length) {
       return Fail(Status::IOError(fmt::format("{} read of {} at offset {}: {} bytes of {} (short read)", m.name(),
@@ -97,6 +154,10 @@ class FileWorkerBase : public Worker {
   BlockVerifier verifier_;
   WorkerTotals totals_;
   io::IoCounters io_at_measure_start_;
+  const measure::Clock& clock_ = measure::Clock::Default();
+  uint32_t sample_countdown_ = kSamplePeriod;
+  uint64_t window_start_ns_ = 0;    // the open sampling window's start; 0 = none open
+  uint64_t method_ns_at_open_ = 0;  // MethodTimedNs() when it opened
   uint64_t scanned_ = 0;  // scan reads finished since the run began, warm-up included
 };
 
@@ -133,11 +194,16 @@ class BlockWorker final : public FileWorkerBase {
       }
     }
     done_.resize(depth_);
+    req_.length = o.block_size;
+    req_.priority = context_.priority;
     if (o.workload == Workload::kRandRead) {
       slots_per_file_ = (shared_.dataset.file_size - o.block_size) / o.align + 1;
-      auto d = workload::MakeKeyDistribution(o.offset_dist, slots_per_file_ * shared_.dataset.files, "--offset-dist");
+      items_ = slots_per_file_ * shared_.dataset.files;
+      single_file_ = shared_.dataset.files == 1;
+      auto d = workload::MakeKeyDistribution(o.offset_dist, items_, "--offset-dist");
       if (!d.ok()) return d.status();
       dist_ = std::move(*d);
+      uniform_ = dynamic_cast<workload::UniformDistribution*>(dist_.get()) != nullptr;
       rng_ = workload::Random(context_.seed);
     } else {
       share_ = ScanShare();
@@ -147,26 +213,32 @@ class BlockWorker final : public FileWorkerBase {
   }
 
   SubmitResult Submit(uint64_t tag, Completion* out) override {
-    const FileOptions& o = shared_.options;
-    io::ReadRequest r;
+    SampleTick();
+    io::ReadRequest& r = req_;
     if (dist_) {
-      const uint64_t k = dist_->Next(rng_);
-      r.file = static_cast<int>(k / slots_per_file_);
-      r.offset = (k % slots_per_file_) * o.align;
-      r.length = o.block_size;
+      // The uniform draw is inlined and one file needs no division: the common randread costs a
+      // multiply-shift and a multiply here.
+      const uint64_t k = uniform_ ? rng_.Uniform(items_) : dist_->Next(rng_);
+      if (single_file_) {
+        r.offset = k * shared_.options.align;
+      } else {
+        r.file = static_cast<int>(k / slots_per_file_);
+        r.offset = (k % slots_per_file_) * shared_.options.align;
+      }
     } else {
       r.file = static_cast<int>(share_[scan_file_]);
       r.offset = scan_offset_;
-      r.length = static_cast<size_t>(std::min<uint64_t>(o.block_size, shared_.dataset.file_size - scan_offset_));
+      r.length = static_cast<size_t>(
+          std::min<uint64_t>(shared_.options.block_size, shared_.dataset.file_size - scan_offset_));
     }
-    const unsigned slot = static_cast<unsigned>(tag % depth_);
+    // The driver's tags are 0..queue_depth-1; the modulo is only a guard.
+    const unsigned slot = tag < depth_ ? static_cast<unsigned>(tag) : static_cast<unsigned>(tag % depth_);
     r.buf = bufs_[slot];
     r.tag = tag;
-    r.priority = context_.priority;
     r.fixed_buffer = fixed_ ? static_cast<int>(slot) : -1;
     io::Completion c;
     StatusOr<io::SubmitResult> res = method_->Submit(r, &c);
-    if (!res.ok()) {
+    if (!res.ok()) [[unlikely]] {
       ++totals_.ops;
       *out = Completion{tag, 0, Fail(res.status(), kErrorIo), 0};
       return SubmitResult::kCompleted;
@@ -199,7 +271,7 @@ class BlockWorker final : public FileWorkerBase {
 
   Completion Finish(const io::Completion& c) {
     const uint32_t outcome =
-        Check(*method_, c, static_cast<uint32_t>(c.file), bufs_[static_cast<unsigned>(c.tag % depth_)]);
+        Check(*method_, c, static_cast<uint32_t>(c.file), bufs_[c.tag < depth_ ? c.tag : c.tag % depth_]);
     if (!dist_) {
       totals_.scans = true;
       CountScanOp(pass_ops_);
@@ -213,10 +285,14 @@ class BlockWorker final : public FileWorkerBase {
   std::vector<io::AlignedBuffer> owned_;
   std::vector<char*> bufs_;
   std::vector<io::Completion> done_;
+  io::ReadRequest req_;  // length and priority set once; the rest per op
   // randread
   std::unique_ptr<workload::KeyDistribution> dist_;
   workload::Random rng_{1};
   uint64_t slots_per_file_ = 1;
+  uint64_t items_ = 1;        // slots_per_file_ × files
+  bool single_file_ = false;  // every read goes to file 0
+  bool uniform_ = false;      // dist_ is uniform: its draw is inlined
   // seqread
   std::vector<uint32_t> share_;
   size_t scan_file_ = 0;
@@ -250,6 +326,12 @@ class ScanWorker final : public FileWorkerBase {
   }
 
   SubmitResult Submit(uint64_t tag, Completion* out) override {
+    SampleTick();
+    return Scan(tag, out);
+  }
+
+ private:
+  SubmitResult Scan(uint64_t tag, Completion* out) {
     uint64_t bytes = 0;
     uint32_t outcome = kOk;
     for (size_t i = 0; i < readers_.size(); ++i) {
@@ -261,7 +343,7 @@ class ScanWorker final : public FileWorkerBase {
         Status st = together_ ? (i == 0 ? StartPass() : Status::IOError("columns scan: column files of unequal size"))
                               : NextFile();
         if (!st.ok()) return Done(tag, Fail(st, kErrorIo), bytes, out);
-        return Submit(tag, out);
+        return Scan(tag, out);
       }
       if (!got.ok()) {
         outcome = std::max(outcome, Fail(got.status(), kErrorIo));
@@ -274,7 +356,6 @@ class ScanWorker final : public FileWorkerBase {
     return Done(tag, outcome, bytes, out);
   }
 
- private:
   SubmitResult Done(uint64_t tag, uint32_t outcome, uint64_t bytes, Completion* out) {
     ++totals_.ops;
     *out = Completion{tag, 0, outcome, bytes};
@@ -351,6 +432,7 @@ class ColumnsWorker final : public FileWorkerBase {
   }
 
   SubmitResult Submit(uint64_t tag, Completion* out) override {
+    SampleTick();
     const uint64_t offset = dist_->Next(rng_) * shared_.options.block_size;
     for (io::ReadRequest& r : reqs_) r.offset = offset;
     bytes_ = 0;
