@@ -5,7 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -18,6 +23,7 @@
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
 #include "storebench/report/html_report.h"
+#include "storebench/report/progress.h"
 #include "storebench/report/result.h"
 
 extern char** environ;
@@ -53,7 +59,7 @@ StatusOr<Axis> ParseAxis(const std::string& text, CLI::App& run_app) {
     return Status::InvalidArgument(fmt::format("{}; got '{}'", kVaryForm, text));
   Axis axis;
   axis.key = text.substr(0, eq);
-  if (axis.key == "json" || axis.key == "quiet")
+  if (axis.key == "json" || axis.key == "quiet" || axis.key == "progress")
     return Status::InvalidArgument(fmt::format("--vary: '{}' is set by matrix itself and cannot be varied", axis.key));
   const CLI::Option* opt = run_app.get_option_no_throw("--" + axis.key);
   if (axis.key.rfind("-", 0) == 0 || opt == nullptr)
@@ -80,8 +86,9 @@ std::string SafeStem(const std::string& name) {
 }
 
 // Parses `args` as `run` would and builds its config, so a bad value fails
-// before any run starts rather than after hours of a matrix.
-Status CheckRunArgs(const std::vector<std::string>& args, const std::string& variant) {
+// before any run starts rather than after hours of a matrix. Returns how long
+// the run should take (warm-up and duration of each phase; 0 if ops bound it).
+StatusOr<double> CheckRunArgs(const std::vector<std::string>& args, const std::string& variant) {
   RunFlagTable run;
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 wants them reversed, without "run"
   try {
@@ -95,12 +102,19 @@ Status CheckRunArgs(const std::vector<std::string>& args, const std::string& var
   // The whole plan, backend options included: a bad value fails before the first run.
   auto plan = job::MakePlan(*job);
   if (!plan.ok()) return Status::InvalidArgument(fmt::format("matrix: variant {}: {}", variant, plan.status().message()));
-  return Status::Ok();
+  const driver::RunConfig& c = plan->config;
+  uint64_t end = UINT64_MAX;
+  for (const driver::WorkerGroup& g : c.groups) end = std::min(end, g.schedule.EndNs());
+  const double phase_s = c.duration_ns ? static_cast<double>(c.warmup_ns + c.duration_ns) / 1e9
+                         : end != UINT64_MAX ? static_cast<double>(end) / 1e9
+                                             : 0;
+  return phase_s * (plan->two_phase.on ? 2 : 1);
 }
 
 // Runs argv[0] with `argv`; returns its exit code, or 128 + signal. stdout
 // goes to /dev/null when `quiet`, so the matrix's own lines stay readable.
-StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet) {
+// `tick` (may be empty) is called about every 100 ms while the child runs.
+StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std::function<void()>& tick = {}) {
   std::vector<char*> cargv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
@@ -112,8 +126,15 @@ StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet) {
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) return ErrnoStatus("posix_spawn", argv[0], err);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return ErrnoStatus("waitpid", argv[0], errno);
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, tick ? WNOHANG : 0);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return ErrnoStatus("waitpid", argv[0], errno);
+    if (r == 0) {
+      tick();
+      const timespec pause{0, 100'000'000};
+      nanosleep(&pause, nullptr);
+    }
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + WTERMSIG(status);
@@ -203,7 +224,9 @@ StatusOr<std::vector<MatrixVariant>> VariantsOf(const std::vector<Axis>& axes, c
     v.stem = SafeStem(v.name);
     if (!stems.insert(v.stem).second)
       return Status::InvalidArgument(fmt::format("--vary: variants '{}' and another share the file name '{}'", v.name, v.stem));
-    STOREBENCH_RETURN_IF_ERROR(CheckRunArgs(VariantRunArgs(v, run_args, "/dev/null"), v.name));
+    auto expected = CheckRunArgs(VariantRunArgs(v, run_args, "/dev/null"), v.name);
+    if (!expected.ok()) return expected.status();
+    v.expected_s = *expected;
   }
   return variants;
 }
@@ -224,6 +247,7 @@ void AddMatrixFlags(CLI::App* app, MatrixFlags* f) {
   app->add_option("--html", f->html_path, "after the grid, write its self-contained HTML report here");
   app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null --duration 5s");
   AddComparisonFlags(app, &f->compare);
+  AddProgressFlag(app, &f->progress);
 }
 
 StatusOr<std::vector<MatrixVariant>> PlanVariants(const std::vector<std::string>& vary,
@@ -249,6 +273,33 @@ std::vector<std::string> VariantRunArgs(const MatrixVariant& v, const std::vecto
   args.insert(args.end(), {"--json", json_path, "--quiet"});
   return args;
 }
+
+namespace {
+
+// "[7/40] block-size=8k, run 2 of 10 [####......]  45% 2.3s/~5.0s | grid ~3m10s left"
+std::string GridLine(const std::vector<std::pair<size_t, int>>& todo, const std::vector<MatrixVariant>& variants,
+                     size_t i, int repeat, double run_s, double finished_s) {
+  const MatrixVariant& v = variants[todo[i].first];
+  std::string line = fmt::format("[{}/{}] {}, run {} of {} ", i + 1, todo.size(), v.name, todo[i].second, repeat);
+  if (v.expected_s > 0)
+    line += fmt::format("{} {:3.0f}% {}/~{}", report::ProgressBar(run_s / v.expected_s, 12),
+                        std::min(99.0, std::floor(run_s / v.expected_s * 100)), report::FormatSeconds(run_s),
+                        report::FormatSeconds(v.expected_s));
+  else
+    line += report::FormatSeconds(run_s);
+  // Per run: the mean of the runs finished so far, else each run's configured length.
+  double left = 0;
+  bool known = true;
+  for (size_t k = i; k < todo.size(); ++k) {
+    const double per = i > 0 ? finished_s / static_cast<double>(i) : variants[todo[k].first].expected_s;
+    known = known && per > 0;
+    left += k == i ? std::max(per - run_s, 0.0) : per;
+  }
+  if (known) line += " | grid ~" + report::FormatSeconds(left) + " left";
+  return line;
+}
+
+}  // namespace
 
 int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   if (f.repeat < 1 || f.repeat > 10000) return ReportError(Status::InvalidArgument("--repeat: expected a whole number from 1 to 10000"));
@@ -289,6 +340,10 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
               f.order.c_str());
   std::fflush(stdout);
 
+  report::ProgressDisplay display(f.progress);
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  double finished_s = 0;  // wall time of the runs finished so far in this invocation
   bool interrupted = false;
   for (size_t i = 0; i < todo.size() && !interrupted; ++i) {
     if (stop->load()) {
@@ -305,7 +360,16 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
     }
     std::vector<std::string> argv{"/proc/self/exe"};
     for (auto& a : VariantRunArgs(v, f.run_args, path)) argv.push_back(std::move(a));
-    auto rc = Spawn(argv, /*quiet=*/true);
+    const Clock::time_point run_start = Clock::now();
+    // The child runs --quiet; its progress is estimated from its configured
+    // length, the grid's time left from the runs so far (else the configured lengths).
+    auto tick = [&] {
+      if (!display.Due()) return;
+      display.Update(GridLine(todo, *variants, i, f.repeat, seconds_since(run_start), finished_s));
+    };
+    auto rc = Spawn(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr);
+    finished_s += seconds_since(run_start);
+    display.Clear();
     if (!rc.ok()) return ReportError(rc.status());
     if (*rc == kExitInterrupted || stop->load()) {
       interrupted = true;
