@@ -277,21 +277,27 @@ std::vector<std::string> VariantRunArgs(const MatrixVariant& v, const std::vecto
 namespace {
 
 // "[7/40] block-size=8k, run 2 of 10 [####......]  45% 2.3s/~5.0s | grid ~3m10s left"
+// `seen_s`: per variant, how long its last run took (0: none yet), a better
+// guess than the configured length (start-up, prepare checks, --ops runs).
 std::string GridLine(const std::vector<std::pair<size_t, int>>& todo, const std::vector<MatrixVariant>& variants,
-                     size_t i, int repeat, double run_s, double finished_s) {
+                     const std::vector<double>& seen_s, size_t i, int repeat, double run_s, double finished_s) {
   const MatrixVariant& v = variants[todo[i].first];
+  const double expected = seen_s[todo[i].first] > 0 ? seen_s[todo[i].first] : v.expected_s;
   std::string line = fmt::format("[{}/{}] {}, run {} of {} ", i + 1, todo.size(), v.name, todo[i].second, repeat);
-  if (v.expected_s > 0)
-    line += fmt::format("{} {:3.0f}% {}/~{}", report::ProgressBar(run_s / v.expected_s, 12),
-                        std::min(99.0, std::floor(run_s / v.expected_s * 100)), report::FormatSeconds(run_s),
-                        report::FormatSeconds(v.expected_s));
+  if (expected > 0)
+    line += fmt::format("{} {:3.0f}% {}/~{}", report::ProgressBar(run_s / expected, 12),
+                        std::min(99.0, std::floor(run_s / expected * 100)), report::FormatSeconds(run_s),
+                        report::FormatSeconds(expected));
   else
     line += report::FormatSeconds(run_s);
-  // Per run: the mean of the runs finished so far, else each run's configured length.
+  // Per run: its variant's last run, else the mean of the runs finished so
+  // far, else its configured length.
   double left = 0;
   bool known = true;
   for (size_t k = i; k < todo.size(); ++k) {
-    const double per = i > 0 ? finished_s / static_cast<double>(i) : variants[todo[k].first].expected_s;
+    const double per = seen_s[todo[k].first] > 0 ? seen_s[todo[k].first]
+                       : i > 0                   ? finished_s / static_cast<double>(i)
+                                                 : variants[todo[k].first].expected_s;
     known = known && per > 0;
     left += k == i ? std::max(per - run_s, 0.0) : per;
   }
@@ -344,6 +350,7 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   double finished_s = 0;  // wall time of the runs finished so far in this invocation
+  std::vector<double> seen_s(variants->size(), 0);
   bool interrupted = false;
   for (size_t i = 0; i < todo.size() && !interrupted; ++i) {
     if (stop->load()) {
@@ -365,10 +372,11 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
     // length, the grid's time left from the runs so far (else the configured lengths).
     auto tick = [&] {
       if (!display.Due()) return;
-      display.Update(GridLine(todo, *variants, i, f.repeat, seconds_since(run_start), finished_s));
+      display.Update(GridLine(todo, *variants, seen_s, i, f.repeat, seconds_since(run_start), finished_s));
     };
     auto rc = Spawn(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr);
-    finished_s += seconds_since(run_start);
+    seen_s[todo[i].first] = seconds_since(run_start);
+    finished_s += seen_s[todo[i].first];
     display.Clear();
     if (!rc.ok()) return ReportError(rc.status());
     if (*rc == kExitInterrupted || stop->load()) {

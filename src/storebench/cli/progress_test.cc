@@ -185,6 +185,17 @@ TEST_F(Progress, MatrixShowsItsGridPosition) {
   EXPECT_NE(o.screen.find("left"), std::string::npos) << o.screen;
 }
 
+// An --ops run has no configured length: the first run of a variant shows
+// its elapsed time only, later ones a bar against that variant's last run.
+TEST_F(Progress, MatrixEstimatesOpsBoundRunsFromTheVariantsLastRun) {
+  PtyOutcome o = RunInPty({"matrix", "--out", (dir_ / "m").string(), "--repeat", "2", "--vary", "threads=1,2", "--",
+                           "--backend", "null", "--ops", "300k", "--service-time", "spin:300ns"});
+  ASSERT_EQ(o.code, 0) << o.screen;
+  EXPECT_NE(o.screen.find("[1/4] threads=1, run 1 of 2 "), std::string::npos) << o.screen;
+  EXPECT_EQ(o.screen.find("[1/4] threads=1, run 1 of 2 ["), std::string::npos) << o.screen;
+  EXPECT_NE(o.screen.find("[3/4] threads=1, run 2 of 2 ["), std::string::npos) << o.screen;
+}
+
 TEST_F(Progress, RedirectedStderrGetsNothingButErrorsAndNeverDrawsNothing) {
   Outcome r = Run("run --backend null --duration 300ms --interval 50ms");
   ASSERT_EQ(r.code, 0) << r.err;
