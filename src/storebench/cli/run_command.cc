@@ -103,6 +103,11 @@ Status WriteHtmlReport(const job::Outputs& out, const nlohmann::json& doc) {
   return WriteFileAtomically(out.html_path, *page);
 }
 
+// A schedule as the progress line names it: "constant:8000", or "steps" for a long one.
+std::string ShortSchedule(const std::string& text) {
+  return text.size() <= 20 ? text : text.substr(0, text.find(':'));
+}
+
 // What the progress line of a phase run with `c` shows against.
 report::RunPhaseInfo PhaseInfo(const driver::RunConfig& c, std::string phase) {
   report::RunPhaseInfo info;
@@ -112,9 +117,8 @@ report::RunPhaseInfo PhaseInfo(const driver::RunConfig& c, std::string phase) {
   for (const driver::WorkerGroup& g : c.groups) {
     info.ops += g.ops;
     end = std::min(end, g.schedule.EndNs());
-    using Kind = driver::ScheduleSpec::Kind;
-    if (g.schedule.kind == Kind::kConstant || g.schedule.kind == Kind::kPoisson)
-      info.target_ops_per_sec += g.schedule.rate;
+    if (g.schedule.open_loop() && g.schedule.kind != driver::ScheduleSpec::Kind::kTrace)
+      info.schedules.push_back(g.schedule);
   }
   if (c.duration_ns) info.duration_s = static_cast<double>(c.duration_ns) / 1e9;
   else if (end != UINT64_MAX && end > c.warmup_ns) info.duration_s = static_cast<double>(end - c.warmup_ns) / 1e9;
@@ -236,7 +240,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   const driver::ScheduleSpec& first = plan->config.groups[0].schedule;
   text.StartPhase(PhaseInfo(plan->config, plan->two_phase.on ? "phase 1 closed loop,"
                                           : first.open_loop() && plan->config.groups.size() == 1
-                                              ? "open loop " + first.text + ","
+                                              ? "open loop " + ShortSchedule(first.text) + ","
                                               : "closed loop,"));
   job::RunHooks hooks;
   hooks.stop = stop;

@@ -71,7 +71,9 @@ void ProgressDisplay::Update(std::string_view line, bool force) {
   // One column short of the width: writing the last column wraps on some terminals.
   const size_t width = static_cast<size_t>(std::max(TerminalWidth(options_.fd) - 1, 10));
   std::string out = "\r\033[K";
-  out.append(line.substr(0, width));
+  size_t cut = std::min(width, line.size());
+  while (cut > 0 && cut < line.size() && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // "µs"
+  out.append(line.substr(0, cut));
   WriteAll(options_.fd, out);
   drawn_ = true;
 }
@@ -148,7 +150,10 @@ std::string RunProgressText::Line(const driver::IntervalStats& t) {
     head = FormatSeconds(t.t_s) + " elapsed";
   }
   std::string line = fmt::format("{} measuring {} | {} ops/s", info_.phase, head, FormatCount(t.ops_per_sec, ""));
-  if (info_.target_ops_per_sec > 0) line += " of " + FormatCount(info_.target_ops_per_sec, "");
+  double target = 0;
+  const auto since_arrivals_ns = static_cast<uint64_t>((info_.warmup_s + t.t_s) * 1e9);  // arrivals start with warm-up
+  for (const driver::ScheduleSpec& spec : info_.schedules) target += spec.RateAt(since_arrivals_ns);
+  if (target > 0) line += " of " + FormatCount(target, "");
   if (t.backlog >= 1 || t.max_backlog >= 1) line += fmt::format(" backlog {:.0f}", t.backlog);
   if (t.errors) line += fmt::format(" errors {}", t.errors);
   line += fmt::format(" p99 {} p50 {} max {}", FormatDurationNs(static_cast<double>(t.response.p99)),

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storebench/backend/backend.h"
 #include "storebench/driver/runner.h"
@@ -78,7 +79,9 @@ struct RunPhaseInfo {
   double warmup_s = 0;
   double duration_s = 0;          // 0: bounded by ops only
   uint64_t ops = 0;               // measured ops to run in all; 0: no limit
-  double target_ops_per_sec = 0;  // a constant open loop's rate; 0: none
+  // The open-loop groups' schedules: the target rate shown is theirs at the
+  // tick (summed), so sine and step schedules show what they ask for then.
+  std::vector<driver::ScheduleSpec> schedules;
 };
 
 // The line of a run: phase, elapsed out of the total (or ops out of --ops) as

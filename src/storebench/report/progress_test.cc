@@ -27,7 +27,10 @@ TEST(ProgressText, BarAndDurations) {
 
 TEST(ProgressText, RunLineShowsPhaseElapsedOfTotalAndOpenLoopFigures) {
   RunProgressText text;
-  text.StartPhase({"phase 2 open loop 8.0k/s,", 1, 10, 0, 8000});
+  driver::ScheduleSpec constant;
+  constant.kind = driver::ScheduleSpec::Kind::kConstant;
+  constant.rate = 8000;
+  text.StartPhase({"phase 2 open loop 8.0k/s,", 1, 10, 0, {constant}});
   driver::IntervalStats warm;
   warm.warmup = true;
   warm.t_s = -0.25;
@@ -47,7 +50,7 @@ TEST(ProgressText, RunLineShowsPhaseElapsedOfTotalAndOpenLoopFigures) {
 
 TEST(ProgressText, OpsBoundRunCountsOpsAcrossTicks) {
   RunProgressText text;
-  text.StartPhase({"closed loop,", 0, 0, 1000, 0});
+  text.StartPhase({"closed loop,", 0, 0, 1000, {}});
   driver::IntervalStats t;
   t.t_s = 1;
   t.ops = 250;
