@@ -19,6 +19,7 @@
 
 #include "storebench/base/units.h"
 #include "storebench/base/atomic_file.h"
+#include "storebench/cli/relayed_progress.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
@@ -113,14 +114,17 @@ StatusOr<double> CheckRunArgs(const std::vector<std::string>& args, const std::s
 
 // Runs argv[0] with `argv`; returns its exit code, or 128 + signal. stdout
 // goes to /dev/null when `quiet`, so the matrix's own lines stay readable.
-// `tick` (may be empty) is called about every 100 ms while the child runs.
-StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std::function<void()>& tick = {}) {
+// `tick` (may be empty) is called about every 100 ms while the child runs;
+// `stderr_fd` (if not -1) becomes the child's stderr.
+StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std::function<void()>& tick = {},
+                    int stderr_fd = -1) {
   std::vector<char*> cargv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
   pid_t pid = 0;
   int err = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -276,20 +280,24 @@ std::vector<std::string> VariantRunArgs(const MatrixVariant& v, const std::vecto
 
 namespace {
 
-// "[7/40] block-size=8k, run 2 of 10 [####......]  45% 2.3s/~5.0s | grid ~3m10s left"
+// "[7/40] block-size=8k, run 2 of 10, grid ~3m10s left | " + the child's own
+// line when it is relayed, else "[7/40] block-size=8k, run 2 of 10
+// [####......]  45% 2.3s/~5.0s | grid ~3m10s left" (an estimate).
 // `seen_s`: per variant, how long its last run took (0: none yet), a better
 // guess than the configured length (start-up, prepare checks, --ops runs).
 std::string GridLine(const std::vector<std::pair<size_t, int>>& todo, const std::vector<MatrixVariant>& variants,
-                     const std::vector<double>& seen_s, size_t i, int repeat, double run_s, double finished_s) {
+                     const std::vector<double>& seen_s, size_t i, int repeat, double run_s, double finished_s,
+                     const std::string& child_line) {
   const MatrixVariant& v = variants[todo[i].first];
   const double expected = seen_s[todo[i].first] > 0 ? seen_s[todo[i].first] : v.expected_s;
-  std::string line = fmt::format("[{}/{}] {}, run {} of {} ", i + 1, todo.size(), v.name, todo[i].second, repeat);
-  if (expected > 0)
-    line += fmt::format("{} {:3.0f}% {}/~{}", report::ProgressBar(run_s / expected, 12),
+  std::string line = fmt::format("[{}/{}] {}, run {} of {}", i + 1, todo.size(), v.name, todo[i].second, repeat);
+  if (!child_line.empty()) line += ",";
+  else if (expected > 0)
+    line += fmt::format(" {} {:3.0f}% {}/~{}", report::ProgressBar(run_s / expected, 12),
                         std::min(99.0, std::floor(run_s / expected * 100)), report::FormatSeconds(run_s),
                         report::FormatSeconds(expected));
   else
-    line += report::FormatSeconds(run_s);
+    line += " " + report::FormatSeconds(run_s);
   // Per run: its variant's last run, else the mean of the runs finished so
   // far, else its configured length.
   double left = 0;
@@ -301,7 +309,8 @@ std::string GridLine(const std::vector<std::pair<size_t, int>>& todo, const std:
     known = known && per > 0;
     left += k == i ? std::max(per - run_s, 0.0) : per;
   }
-  if (known) line += " | grid ~" + report::FormatSeconds(left) + " left";
+  if (known) line += (child_line.empty() ? " | grid ~" : " grid ~") + report::FormatSeconds(left) + " left";
+  if (!child_line.empty()) line += " | " + child_line;
   return line;
 }
 
@@ -368,13 +377,31 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
     std::vector<std::string> argv{"/proc/self/exe"};
     for (auto& a : VariantRunArgs(v, f.run_args, path)) argv.push_back(std::move(a));
     const Clock::time_point run_start = Clock::now();
-    // The child runs --quiet; its progress is estimated from its configured
-    // length, the grid's time left from the runs so far (else the configured lengths).
+    // On a terminal the child draws its own line on a pseudo-terminal and
+    // the grid relays it; elsewhere (or without a pty) the child stays
+    // --quiet and its progress is estimated from its length.
+    RelayedProgress relay;
+    const bool relayed = display.on() && display.terminal() && relay.Open();
+    if (relayed) {  // the child's summary still goes to /dev/null; its live line to the relay
+      auto quiet = std::find(argv.begin(), argv.end(), "--quiet");
+      *quiet = "--progress=always";
+    }
     auto tick = [&] {
+      if (relayed) {
+        if (std::string printed = relay.Drain(); !printed.empty()) {
+          display.Clear();
+          std::fputs(printed.c_str(), stderr);
+        }
+      }
       if (!display.Due()) return;
-      display.Update(GridLine(todo, *variants, seen_s, i, f.repeat, seconds_since(run_start), finished_s));
+      display.Update(
+          GridLine(todo, *variants, seen_s, i, f.repeat, seconds_since(run_start), finished_s, relay.line()));
     };
-    auto rc = Spawn(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr);
+    auto rc = Spawn(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr, relay.child_fd());
+    if (relayed) {
+      display.Clear();
+      std::fputs(relay.Drain().c_str(), stderr);
+    }
     seen_s[todo[i].first] = seconds_since(run_start);
     finished_s += seen_s[todo[i].first];
     display.Clear();

@@ -175,25 +175,29 @@ TEST_F(Progress, OpsBoundRunShowsOpsOfTheTotal) {
   EXPECT_NE(o.screen.find("/2.00M ops"), std::string::npos) << o.screen;
 }
 
-TEST_F(Progress, MatrixShowsItsGridPosition) {
+// On a terminal the grid relays each child run's own line (the child draws
+// on a pseudo-terminal the grid reads) after its position in the grid.
+TEST_F(Progress, MatrixShowsItsGridPositionAndTheRunsOwnProgress) {
   PtyOutcome o = RunInPty({"matrix", "--out", (dir_ / "m").string(), "--repeat", "1", "--vary", "threads=1,2", "--",
-                           "--backend", "null", "--duration", "400ms"});
+                           "--backend", "null", "--duration", "400ms", "--interval", "100ms"});
   ASSERT_EQ(o.code, 0) << o.screen;
-  EXPECT_NE(o.screen.find("[1/2] threads=1, run 1 of 1 ["), std::string::npos) << o.screen;
-  EXPECT_NE(o.screen.find("[2/2] threads=2, run 1 of 1 ["), std::string::npos) << o.screen;
-  EXPECT_NE(o.screen.find("/~0.4s"), std::string::npos) << o.screen;
-  EXPECT_NE(o.screen.find("left"), std::string::npos) << o.screen;
+  EXPECT_TRUE(std::regex_search(o.screen, std::regex(R"(\[1/2\] threads=1, run 1 of 1, grid ~[0-9.]+s left \| closed loop, measuring \[#*\.*\] +\d+% 0\.\ds/0\.4s)")))
+      << o.screen;
+  EXPECT_NE(o.screen.find("[2/2] threads=2, run 1 of 1, grid ~"), std::string::npos) << o.screen;
+  ExpectCleanLastLine(o.screen, "measuring");
 }
 
-// An --ops run has no configured length: the first run of a variant shows
-// its elapsed time only, later ones a bar against that variant's last run.
+// Off a terminal (--progress always to a file) the child is not relayed: its
+// progress is estimated. An --ops run has no configured length, so a
+// variant's first run shows its elapsed time only, later ones a bar against
+// that variant's last run.
 TEST_F(Progress, MatrixEstimatesOpsBoundRunsFromTheVariantsLastRun) {
-  PtyOutcome o = RunInPty({"matrix", "--out", (dir_ / "m").string(), "--repeat", "2", "--vary", "threads=1,2", "--",
-                           "--backend", "null", "--ops", "300k", "--service-time", "spin:300ns"});
-  ASSERT_EQ(o.code, 0) << o.screen;
-  EXPECT_NE(o.screen.find("[1/4] threads=1, run 1 of 2 "), std::string::npos) << o.screen;
-  EXPECT_EQ(o.screen.find("[1/4] threads=1, run 1 of 2 ["), std::string::npos) << o.screen;
-  EXPECT_NE(o.screen.find("[3/4] threads=1, run 2 of 2 ["), std::string::npos) << o.screen;
+  Outcome o = Run("matrix --progress always --out " + (dir_ / "m").string() +
+                  " --repeat 2 --vary threads=1,2 -- --backend null --ops 300k --service-time spin:300ns");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(std::regex_search(o.err, std::regex(R"(\[1/4\] threads=1, run 1 of 2 [0-9.]+s\n)"))) << o.err;
+  EXPECT_NE(o.err.find("[3/4] threads=1, run 2 of 2 ["), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find('\033'), std::string::npos) << o.err;
 }
 
 TEST_F(Progress, RedirectedStderrGetsNothingButErrorsAndNeverDrawsNothing) {
