@@ -155,6 +155,7 @@ TEST_F(Progress, TwoPhaseRunShowsEachPhaseAndElapsedOfTheTotal) {
   for (const char* s : {"phase 1 closed loop, warm-up", "phase 1 closed loop, measuring",
                         "phase 2 open loop", ", measuring", "/0.5s"})
     EXPECT_NE(o.screen.find(s), std::string::npos) << s << "\n" << o.screen;
+  EXPECT_NE(o.screen.find("phase 1 closed loop, starting"), std::string::npos) << o.screen;
   EXPECT_TRUE(std::regex_search(o.screen, std::regex(R"(phase 2 open loop [0-9.]+[kMG]?/s, measuring)"))) << o.screen;
   EXPECT_TRUE(std::regex_search(o.screen, std::regex(R"(\d+% 0\.\ds/0\.5s \d+\.\ds left)"))) << o.screen;
   std::vector<int> p = Percentages(o.screen, "phase 1 closed loop, measuring");
@@ -235,6 +236,15 @@ TEST_F(Progress, SigintDuringRunLeavesACleanLineAndExits130) {
   EXPECT_EQ(o.code, 130) << o.screen;
   ExpectCleanLastLine(o.screen, "measuring");
   EXPECT_NE(o.screen.find("ops in"), std::string::npos) << "the summary of what was measured:\n" << o.screen;
+}
+
+TEST_F(Progress, SigintDuringMatrixLeavesACleanLineAndExits130) {
+  PtyOutcome o = RunInPty({"matrix", "--out", (dir_ / "m").string(), "--repeat", "1", "--vary", "threads=1,2", "--",
+                           "--backend", "null", "--duration", "60s", "--interval", "50ms"},
+                          "measuring");
+  EXPECT_EQ(o.code, 130) << o.screen;
+  ExpectCleanLastLine(o.screen, "measuring");
+  EXPECT_NE(o.screen.find("matrix interrupted"), std::string::npos) << o.screen;
 }
 
 // Today prepare does not stop on SIGINT: main() catches the first one (for

@@ -242,6 +242,9 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
                                           : first.open_loop() && plan->config.groups.size() == 1
                                               ? "open loop " + ShortSchedule(first.text) + ","
                                               : "closed loop,"));
+  // Until the first tick (up to one --interval, after opening the backend) a
+  // terminal says what is going on; a log's one line per period is kept for figures.
+  if (display.terminal()) display.Update(text.Starting());
   job::RunHooks hooks;
   hooks.stop = stop;
   if (display.on()) {

@@ -92,6 +92,8 @@ class RunProgressText {
   // A new phase: the ops count starts again.
   void StartPhase(RunPhaseInfo info);
   std::string Line(const driver::IntervalStats& tick);
+  // Before the phase's first tick: "closed loop, starting".
+  std::string Starting() const { return info_.phase + " starting"; }
 
  private:
   RunPhaseInfo info_;
