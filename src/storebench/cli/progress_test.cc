@@ -182,7 +182,9 @@ TEST_F(Progress, MatrixShowsItsGridPositionAndTheRunsOwnProgress) {
   PtyOutcome o = RunInPty({"matrix", "--out", (dir_ / "m").string(), "--repeat", "1", "--vary", "threads=1,2", "--",
                            "--backend", "null", "--duration", "400ms", "--interval", "100ms"});
   ASSERT_EQ(o.code, 0) << o.screen;
-  EXPECT_TRUE(std::regex_search(o.screen, std::regex(R"(\[1/2\] threads=1, run 1 of 1, grid ~[0-9.]+s left \| closed loop, measuring \[#*\.*\] +\d+% 0\.\ds/0\.4s)")))
+  const std::regex relayed(R"(\[1/2\] threads=1, run 1 of 1, grid ~[0-9.]+s left )"
+                           R"(\| closed loop, measuring \[#*\.*\] +\d+% 0\.\ds/0\.4s)");
+  EXPECT_TRUE(std::regex_search(o.screen, relayed))
       << o.screen;
   EXPECT_NE(o.screen.find("[2/2] threads=2, run 1 of 1, grid ~"), std::string::npos) << o.screen;
   ExpectCleanLastLine(o.screen, "measuring");

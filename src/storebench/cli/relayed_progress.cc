@@ -35,7 +35,8 @@ bool RelayedProgress::Open() {
 
 std::string RelayedProgress::Drain() {
   char buf[4096];
-  for (ssize_t n; master_ >= 0 && (n = read(master_, buf, sizeof buf)) > 0;) pending_.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; master_ >= 0 && (n = read(master_, buf, sizeof buf)) > 0;)
+    pending_.append(buf, static_cast<size_t>(n));
   // The child draws "\r\033[K" + line, erases with "\r\033[K" and prints
   // other text as whole lines ending in "\n".
   std::string printed;

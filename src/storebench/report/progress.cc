@@ -38,7 +38,7 @@ std::string RateOf(double per_s, std::string_view unit) {
   return FormatCount(per_s, "") + " " + std::string(unit) + "/s";
 }
 
-// "[####....]  40%  4.0s/10.0s  6.0s left"
+// "[####......]  40% 4.0s/10.0s[ ELAPSED][ 6.0s left]"
 std::string Done(double done, double total, const std::string& done_text, const std::string& total_text,
                  double elapsed_s, double left_s) {
   const double f = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0;
@@ -115,10 +115,11 @@ std::string PrepareProgressText::Line(const backend::PrepareProgress& p) {
   if (p.total == 0) return fmt::format("prepare: {}  {} elapsed", p.step, FormatSeconds(all_s));
   const double rate = step_s > 0.25 ? done / step_s : 0;  // sooner, the rate is noise
   const double left = rate > 0 ? (total - done) / rate : -1;
-  return fmt::format("prepare: {} {}  {}", p.step,
-                     Done(done, total, FormatCount(done, p.unit), FormatCount(total, p.unit) + " " +
-                          (p.unit == "bytes" ? std::string() : std::string(p.unit)), all_s, left),
-                     rate > 0 ? RateOf(rate, p.unit) : std::string());
+  const std::string total_text = FormatCount(total, p.unit) + (p.unit == "bytes" ? "" : " " + std::string(p.unit));
+  std::string line =
+      fmt::format("prepare: {} {}", p.step, Done(done, total, FormatCount(done, p.unit), total_text, all_s, left));
+  if (rate > 0) line += "  " + RateOf(rate, p.unit);
+  return line;
 }
 
 void RunProgressText::StartPhase(RunPhaseInfo info) {

@@ -75,7 +75,8 @@ class PrepareProgressText {
 
 // What a run's progress line needs to know of the phase being run.
 struct RunPhaseInfo {
-  std::string phase;  // "closed loop", "open loop constant:8000", "phase 1 closed loop", "phase 2 open loop at 8000 ops/s"
+  // "closed loop,", "open loop constant:8000,", "phase 1 closed loop,", "phase 2 open loop 8.0k/s,"
+  std::string phase;
   double warmup_s = 0;
   double duration_s = 0;          // 0: bounded by ops only
   uint64_t ops = 0;               // measured ops to run in all; 0: no limit
