@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "storebench/base/option_table.h"
@@ -53,12 +54,25 @@ struct GroupSettings {
   int priority = 0;
 };
 
+// How far a long Prepare() is, for the CLI to show (backends print nothing).
+struct PrepareProgress {
+  std::string_view step;  // "writing", "flushing", "compacting"
+  uint64_t done = 0;
+  uint64_t total = 0;     // 0: not known (e.g. waiting for compactions)
+  std::string_view unit;  // "bytes", "files", "metrics", "keys"
+};
+using PrepareProgressFn = std::function<void(const PrepareProgress&)>;
+
 // What `prepare` did, for the CLI to render.
 struct PrepareReport {
+
   std::string description;  // e.g. "4 files of 256 MiB"
   std::string where;        // the data set's directory
   bool created = false;     // false: a matching data set was there already
   std::string how;          // how it was made, e.g. "every 4 KiB block stamped; manifest written last"
+  // Set by the caller before Prepare() (may be empty): called on the preparing
+  // thread as work is done, as often as once per write; the caller throttles.
+  PrepareProgressFn progress;
 };
 
 struct Completion {

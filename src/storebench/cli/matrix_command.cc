@@ -5,7 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -14,10 +19,12 @@
 
 #include "storebench/base/units.h"
 #include "storebench/base/atomic_file.h"
+#include "storebench/cli/relayed_progress.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
 #include "storebench/report/html_report.h"
+#include "storebench/report/progress.h"
 #include "storebench/report/result.h"
 
 extern char** environ;
@@ -53,7 +60,7 @@ StatusOr<Axis> ParseAxis(const std::string& text, CLI::App& run_app) {
     return Status::InvalidArgument(fmt::format("{}; got '{}'", kVaryForm, text));
   Axis axis;
   axis.key = text.substr(0, eq);
-  if (axis.key == "json" || axis.key == "quiet")
+  if (axis.key == "json" || axis.key == "quiet" || axis.key == "progress")
     return Status::InvalidArgument(fmt::format("--vary: '{}' is set by matrix itself and cannot be varied", axis.key));
   const CLI::Option* opt = run_app.get_option_no_throw("--" + axis.key);
   if (axis.key.rfind("-", 0) == 0 || opt == nullptr)
@@ -80,32 +87,50 @@ std::string SafeStem(const std::string& name) {
 }
 
 // Parses `args` as `run` would and builds its config, so a bad value fails
-// before any run starts rather than after hours of a matrix.
-Status CheckRunArgs(const std::vector<std::string>& args, const std::string& variant) {
+// before any run starts rather than after hours of a matrix. Returns how long
+// the run should take (warm-up and duration of each phase; 0 if ops bound it).
+StatusOr<double> CheckRunArgs(const std::vector<std::string>& args, const std::string& variant) {
   auto job = ParseRunArgs(std::vector<std::string>(args.begin() + 1, args.end()));  // without "run"
   if (!job.ok()) return Status::InvalidArgument(fmt::format("matrix: variant {}: {}", variant, job.status().message()));
   // The whole plan, backend options included: a bad value fails before the first run.
   auto plan = job::MakePlan(*job);
   if (!plan.ok()) return Status::InvalidArgument(fmt::format("matrix: variant {}: {}", variant, plan.status().message()));
-  return Status::Ok();
+  const driver::RunConfig& c = plan->config;
+  uint64_t end = UINT64_MAX;
+  for (const driver::WorkerGroup& g : c.groups) end = std::min(end, g.schedule.EndNs());
+  const double phase_s = c.duration_ns ? static_cast<double>(c.warmup_ns + c.duration_ns) / 1e9
+                         : end != UINT64_MAX ? static_cast<double>(end) / 1e9
+                                             : 0;
+  return phase_s * (plan->two_phase.on ? 2 : 1);
 }
 
 // Runs argv[0] with `argv`; returns its exit code, or 128 + signal. stdout
 // goes to /dev/null when `quiet`, so the matrix's own lines stay readable.
-StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet) {
+// `tick` (may be empty) is called about every 100 ms while the child runs;
+// `stderr_fd` (if not -1) becomes the child's stderr.
+StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std::function<void()>& tick = {},
+                    int stderr_fd = -1) {
   std::vector<char*> cargv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
   pid_t pid = 0;
   int err = posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) return ErrnoStatus("posix_spawn", argv[0], err);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return ErrnoStatus("waitpid", argv[0], errno);
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, tick ? WNOHANG : 0);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return ErrnoStatus("waitpid", argv[0], errno);
+    if (r == 0) {
+      tick();
+      const timespec pause{0, 100'000'000};
+      nanosleep(&pause, nullptr);
+    }
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + WTERMSIG(status);
@@ -195,7 +220,9 @@ StatusOr<std::vector<MatrixVariant>> VariantsOf(const std::vector<Axis>& axes, c
     v.stem = SafeStem(v.name);
     if (!stems.insert(v.stem).second)
       return Status::InvalidArgument(fmt::format("--vary: variants '{}' and another share the file name '{}'", v.name, v.stem));
-    STOREBENCH_RETURN_IF_ERROR(CheckRunArgs(VariantRunArgs(v, run_args, "/dev/null"), v.name));
+    auto expected = CheckRunArgs(VariantRunArgs(v, run_args, "/dev/null"), v.name);
+    if (!expected.ok()) return expected.status();
+    v.expected_s = *expected;
   }
   return variants;
 }
@@ -217,6 +244,7 @@ void AddMatrixFlags(CLI::App* app, MatrixFlags* f) {
   app->add_option("--launcher", f->launcher, "start every run under this command, e.g. \"mpirun -n 4\" (scale-out)");
   app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null --duration 5s");
   AddComparisonFlags(app, &f->compare);
+  AddProgressFlag(app, &f->progress);
 }
 
 StatusOr<std::vector<MatrixVariant>> PlanVariants(const std::vector<std::string>& vary,
@@ -242,6 +270,44 @@ std::vector<std::string> VariantRunArgs(const MatrixVariant& v, const std::vecto
   args.insert(args.end(), {"--json", json_path, "--quiet"});
   return args;
 }
+
+namespace {
+
+// "[7/40] block-size=8k, run 2 of 10, grid ~3m10s left | " + the child's own
+// line when it is relayed, else "[7/40] block-size=8k, run 2 of 10
+// [####......]  45% 2.3s/~5.0s | grid ~3m10s left" (an estimate).
+// `seen_s`: per variant, how long its last run took (0: none yet), a better
+// guess than the configured length (start-up, prepare checks, --ops runs).
+std::string GridLine(const std::vector<std::pair<size_t, int>>& todo, const std::vector<MatrixVariant>& variants,
+                     const std::vector<double>& seen_s, size_t i, int repeat, double run_s, double finished_s,
+                     const std::string& child_line) {
+  const MatrixVariant& v = variants[todo[i].first];
+  const double expected = seen_s[todo[i].first] > 0 ? seen_s[todo[i].first] : v.expected_s;
+  std::string line = fmt::format("[{}/{}] {}, run {} of {}", i + 1, todo.size(), v.name, todo[i].second, repeat);
+  if (!child_line.empty()) line += ",";
+  else if (expected > 0)
+    line += fmt::format(" {} {:3.0f}% {}/~{}", report::ProgressBar(run_s / expected, 12),
+                        std::min(99.0, std::floor(run_s / expected * 100)), report::FormatSeconds(run_s),
+                        report::FormatSeconds(expected));
+  else
+    line += " " + report::FormatSeconds(run_s);
+  // Per run: its variant's last run, else the mean of the runs finished so
+  // far, else its configured length.
+  double left = 0;
+  bool known = true;
+  for (size_t k = i; k < todo.size(); ++k) {
+    const double per = seen_s[todo[k].first] > 0 ? seen_s[todo[k].first]
+                       : i > 0                   ? finished_s / static_cast<double>(i)
+                                                 : variants[todo[k].first].expected_s;
+    known = known && per > 0;
+    left += k == i ? std::max(per - run_s, 0.0) : per;
+  }
+  if (known) line += (child_line.empty() ? " | grid ~" : " grid ~") + report::FormatSeconds(left) + " left";
+  if (!child_line.empty()) line += " | " + child_line;
+  return line;
+}
+
+}  // namespace
 
 int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   if (f.repeat < 1 || f.repeat > 10000) return ReportError(Status::InvalidArgument("--repeat: expected a whole number from 1 to 10000"));
@@ -282,6 +348,11 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
               f.order.c_str());
   std::fflush(stdout);
 
+  report::ProgressDisplay display(f.progress);
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  double finished_s = 0;  // wall time of the runs finished so far in this invocation
+  std::vector<double> seen_s(variants->size(), 0);
   bool interrupted = false;
   for (size_t i = 0; i < todo.size() && !interrupted; ++i) {
     if (stop->load()) {
@@ -308,7 +379,35 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
       argv.emplace_back("/proc/self/exe");
     }
     for (auto& a : VariantRunArgs(v, f.run_args, path)) argv.push_back(std::move(a));
-    auto rc = Spawn(argv, /*quiet=*/true);
+    const Clock::time_point run_start = Clock::now();
+    // On a terminal the child draws its own line on a pseudo-terminal and
+    // the grid relays it; elsewhere (or without a pty) the child stays
+    // --quiet and its progress is estimated from its length.
+    RelayedProgress relay;
+    const bool relayed = display.on() && display.terminal() && relay.Open();
+    if (relayed) {  // the child's summary still goes to /dev/null; its live line to the relay
+      auto quiet = std::find(argv.begin(), argv.end(), "--quiet");
+      *quiet = "--progress=always";
+    }
+    auto tick = [&] {
+      if (relayed) {
+        if (std::string printed = relay.Drain(); !printed.empty()) {
+          display.Clear();
+          std::fputs(printed.c_str(), stderr);
+        }
+      }
+      if (!display.Due()) return;
+      display.Update(
+          GridLine(todo, *variants, seen_s, i, f.repeat, seconds_since(run_start), finished_s, relay.line()));
+    };
+    auto rc = Spawn(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr, relay.child_fd());
+    if (relayed) {
+      display.Clear();
+      std::fputs(relay.Drain().c_str(), stderr);
+    }
+    seen_s[todo[i].first] = seconds_since(run_start);
+    finished_s += seen_s[todo[i].first];
+    display.Clear();
     if (!rc.ok()) return ReportError(rc.status());
     if (*rc == kExitInterrupted || stop->load()) {
       interrupted = true;

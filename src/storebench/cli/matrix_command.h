@@ -17,6 +17,7 @@
 
 #include "storebench/base/status.h"
 #include "storebench/cli/compare_command.h"
+#include "storebench/job/job.h"
 
 namespace storebench::cli {
 
@@ -32,6 +33,7 @@ struct MatrixFlags {
   std::string html_path;              // --html: the report of the grid, written after it
   std::string launcher;               // --launcher "mpirun -n 4": each run starts under it
   CompareFlags compare;
+  job::ProgressMode progress = job::ProgressMode::kAuto;  // the grid's live line
 };
 
 void AddMatrixFlags(CLI::App* app, MatrixFlags* flags);
@@ -41,6 +43,7 @@ struct MatrixVariant {
   std::string name;  // "threads=2,prefetch=1"
   std::string stem;  // name made safe for a file name
   std::vector<std::pair<std::string, std::string>> settings;
+  double expected_s = 0;  // warm-up + duration of its run (both phases); 0 when bounded by ops only
 };
 
 // The variants of `vary` in order (the first --vary changes slowest), each

@@ -15,6 +15,7 @@
 #include "storebench/job/run.h"
 #include "storebench/report/hgrm.h"
 #include "storebench/report/html_report.h"
+#include "storebench/report/progress.h"
 #include "storebench/report/result.h"
 #include "storebench/report/run_histograms.h"
 
@@ -120,19 +121,6 @@ Status CheckOutputs(const job::Outputs& out) {
   return Status::Ok();
 }
 
-// The live progress line on a terminal.
-job::RunHooks TerminalHooks(bool tty, const std::atomic<bool>* stop) {
-  job::RunHooks hooks;
-  hooks.stop = stop;
-  if (tty) {
-    hooks.progress = [](const driver::IntervalStats& t) {
-      std::printf("\r\033[K%s", report::ProgressLine(t).c_str());
-      std::fflush(stdout);
-    };
-  }
-  return hooks;
-}
-
 // The result document first, then the other files made from it.
 Status WriteOutputs(const job::Outputs& out, const nlohmann::json& doc, const driver::RunResult& run) {
   if (!out.json_path.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(out.json_path, doc.dump(1) + "\n"));
@@ -142,7 +130,44 @@ Status WriteOutputs(const job::Outputs& out, const nlohmann::json& doc, const dr
   return Status::Ok();
 }
 
+// A schedule as the progress line names it: "constant:8000", or "steps" for a long one.
+std::string ShortSchedule(const std::string& text) {
+  return text.size() <= 20 ? text : text.substr(0, text.find(':'));
+}
+
+// What the progress line of a phase run with `c` shows against.
+report::RunPhaseInfo PhaseInfo(const driver::RunConfig& c, std::string phase) {
+  report::RunPhaseInfo info;
+  info.phase = std::move(phase);
+  info.warmup_s = static_cast<double>(c.warmup_ns) / 1e9;
+  uint64_t end = UINT64_MAX;
+  for (const driver::WorkerGroup& g : c.groups) {
+    info.ops += g.ops;
+    end = std::min(end, g.schedule.EndNs());
+    if (g.schedule.open_loop() && g.schedule.kind != driver::ScheduleSpec::Kind::kTrace)
+      info.schedules.push_back(g.schedule);
+  }
+  if (c.duration_ns) info.duration_s = static_cast<double>(c.duration_ns) / 1e9;
+  else if (end != UINT64_MAX && end > c.warmup_ns) info.duration_s = static_cast<double>(end - c.warmup_ns) / 1e9;
+  return info;
+}
+
 }  // namespace
+
+void AddProgressFlag(CLI::App* app, job::ProgressMode* mode) {
+  app->add_option_function<std::string>(
+         "--progress",
+         [mode](const std::string& v) {
+           *mode = v == "always" ? job::ProgressMode::kAlways
+                   : v == "never" ? job::ProgressMode::kNever
+                                  : job::ProgressMode::kAuto;
+         },
+         "live progress on stderr: auto (when stderr is a terminal), always (also to a file or pipe: a plain line "
+         "every few seconds) or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->default_str("auto")
+      ->group("Outputs");
+}
 
 int ReportError(const Status& status) {
   std::fprintf(stderr, "storebench: %s\n", status.message().c_str());
@@ -170,6 +195,7 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
       ->group("Outputs");
   app->add_option("--title", j.outputs.title, "title of the human summary")->group("Outputs");
   app->add_flag("--quiet", j.outputs.quiet, "no progress line and no summary")->group("Outputs");
+  AddProgressFlag(app, &j.outputs.progress);
   app->add_option("--job", f->job_file,
                   "run the job in FILE (a job JSON, or a result JSON whose config is the job); flags given here "
                   "override it")
@@ -181,6 +207,7 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
 void AddPrepareFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--backend", f->job.backend, "backend whose data set to make: file, whisper, rocksdb")->required();
   AddCoreOptions(app, &f->job.options, true);
+  AddProgressFlag(app, &f->job.outputs.progress);
   AddBackendOptions(app, &f->job.backend_options);
 }
 
@@ -208,7 +235,17 @@ StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args) {
 }
 
 int ExecutePrepare(const job::Job& j) {
-  auto report = job::PrepareJob(j);
+  report::ProgressDisplay display(j.outputs.progress);
+  report::PrepareProgressText text;
+  backend::PrepareProgressFn progress;
+  if (display.on()) {
+    progress = [&](const backend::PrepareProgress& p) {
+      const bool last = p.total > 0 && p.done == p.total;  // 100% is always shown
+      if (last || display.Due()) display.Update(text.Line(p), last);
+    };
+  }
+  auto report = job::PrepareJob(j, progress);
+  display.Clear();
   if (!report.ok()) return ReportError(report.status());
   std::printf("%s: %s in %s %s\n", j.backend.c_str(), report->description.c_str(), report->where.c_str(),
               report->created ? fmt::format("prepared ({})", report->how).c_str()
@@ -227,21 +264,45 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   if (!out.json_path.empty())
     if (Status s = CheckOutputPath(out.json_path, "--json"); !s.ok()) return ReportError(s);
   if (Status s = CheckOutputs(out); !s.ok()) return ReportError(s);
-  const bool tty = isatty(STDOUT_FILENO) && !out.quiet;
-  job::RunHooks hooks = TerminalHooks(tty, stop);
+
+  report::ProgressDisplay display(out.progress, out.quiet);
+  report::RunProgressText text;
+  const driver::ScheduleSpec& first = plan->config.groups[0].schedule;
+  text.StartPhase(PhaseInfo(plan->config, plan->two_phase.on ? "phase 1 closed loop,"
+                                          : first.open_loop() && plan->config.groups.size() == 1
+                                              ? "open loop " + ShortSchedule(first.text) + ","
+                                              : "closed loop,"));
+  // Until the first tick (up to one --interval, after opening the backend) a
+  // terminal says what is going on; a log's one line per period is kept for figures.
+  if (display.terminal()) display.Update(text.Starting());
+  job::RunHooks hooks;
+  hooks.stop = stop;
+  if (display.on()) {
+    // On the reporter thread, once per interval (every 20 ms in warm-up): never on a worker's path.
+    hooks.progress = [&](const driver::IntervalStats& t) {
+      const std::string line = text.Line(t);  // counts the ops, so made for every tick
+      display.Update(line);
+    };
+  }
   bool first_phase = true;
   hooks.phase_started = [&](const std::string& line) {
-    if (!out.quiet && !first_phase) std::printf("\n%s\n", line.c_str());
+    if (!first_phase) {
+      // RunPlan has set the open loop's rate in the plan before this call.
+      const driver::ScheduleSpec& s = plan->config.groups[0].schedule;
+      text.StartPhase(PhaseInfo(plan->config, "phase 2 open loop " + report::FormatCount(s.rate) + "/s,"));
+      if (!out.quiet) std::printf("\n%s\n", line.c_str());
+    }
     first_phase = false;
   };
   hooks.phase_finished = [&](const driver::RunResult& r, const std::string& title) {
-    if (tty) std::printf("\r\033[K");
+    display.Clear();
     if (!out.quiet) {
       std::fputs(report::HumanSummary(r, title).c_str(), stdout);
       std::fflush(stdout);
     }
   };
   auto result = job::RunPlan(*plan, hooks);
+  display.Clear();
   if (!result.ok()) return ReportError(result.status());
   auto doc = report::BuildRunJson(*result, argv);
   if (!doc.ok()) return ReportError(doc.status());
@@ -285,10 +346,17 @@ int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::ve
   }
   if (flags.print_job) return kExitOk;
   const job::Outputs& out = shared->outputs;
-  const bool tty = root && isatty(STDOUT_FILENO) && !out.quiet;
-  job::RunHooks hooks = TerminalHooks(tty, stop);
+  // Rank 0 shows the merged intervals; the other ranks show nothing.
+  report::ProgressDisplay display(out.progress, out.quiet || !root);
+  report::RunProgressText text;
+  report::RunPhaseInfo info;
+  info.phase = fmt::format("{} ranks,", session.size());
+  text.StartPhase(info);
+  job::RunHooks hooks;
+  hooks.stop = stop;
+  if (display.on()) hooks.progress = [&](const driver::IntervalStats& t) { display.Update(text.Line(t)); };
   auto result = job::RunJobMpi(session, *shared, job::MpiRunOptions{}, hooks);
-  if (tty) std::printf("\r\033[K");
+  display.Clear();
   if (!result.ok()) return RankError(session, result.status());
   const bool interrupted = stop->load();
   if (!root) return interrupted ? kExitInterrupted : kExitOk;

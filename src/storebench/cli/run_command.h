@@ -32,6 +32,8 @@ struct RunFlags {
 // Adds run's flags (core options, every backend's options grouped by backend,
 // outputs, --job, --print-job) to `app`, collected into `flags`.
 void AddRunFlags(CLI::App* app, RunFlags* flags);
+// Adds --progress auto|always|never (an output setting: job::Outputs).
+void AddProgressFlag(CLI::App* app, job::ProgressMode* mode);
 // Adds prepare's flags.
 void AddPrepareFlags(CLI::App* app, RunFlags* flags);
 // After parsing: whether --backend was on the command line.

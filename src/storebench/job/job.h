@@ -46,7 +46,15 @@ struct CoreOptions {
 
 const OptionTable<CoreOptions>& CoreOptionTable();
 
-// Where a run's outputs go; not part of the job a result records.
+// When the live progress line is drawn (on stderr): auto = when stderr is a
+// terminal, always = also to a file or pipe (a plain line every few seconds),
+// never = only the final summary.
+enum class ProgressMode { kAuto, kAlways, kNever };
+
+// Where a run's outputs go; not part of the job a result records. The
+// progress setting is here, not among the core options: it changes what is
+// shown while a job runs, never what it measures, so a result need not record
+// it and a matrix need not vary it.
 struct Outputs {
   std::string json_path;
   std::string csv_path;
@@ -55,6 +63,7 @@ struct Outputs {
   std::string hgrm_path;  // HdrHistogram percentile distribution of the response time
   std::string title;
   bool quiet = false;
+  ProgressMode progress = ProgressMode::kAuto;
 };
 
 struct Job {

@@ -90,7 +90,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   return out;
 }
 
-StatusOr<backend::PrepareReport> PrepareJob(const Job& job) {
+StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::PrepareProgressFn& progress) {
   const backend::BackendInfo* info = backend::FindBackend(job.backend);
   if (!info) return UnknownBackend(job.backend);
   if (!(info->capabilities & backend::kCanPrepare))
@@ -102,7 +102,9 @@ StatusOr<backend::PrepareReport> PrepareJob(const Job& job) {
   auto b = info->create(job.backend_options, common);
   if (!b.ok()) return b.status();
   backend::PrepareReport report;
+  report.progress = progress;
   STOREBENCH_RETURN_IF_ERROR((*b)->Prepare(&report));
+  report.progress = nullptr;  // it may refer to the caller's locals
   return report;
 }
 

@@ -55,7 +55,8 @@ struct RunHooks {
 // from measuring (opening the data set, a worker that could not start).
 StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks);
 
-// `storebench prepare`: makes the job's backend data set.
-StatusOr<backend::PrepareReport> PrepareJob(const Job& job);
+// `storebench prepare`: makes the job's backend data set; `progress` (may be
+// empty) hears how far it is.
+StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::PrepareProgressFn& progress = {});
 
 }  // namespace storebench::job

@@ -280,15 +280,4 @@ std::string PlatformSentence(const driver::RunResult& r, const measure::Histogra
   return s;
 }
 
-std::string ProgressLine(const driver::IntervalStats& t) {
-  if (t.warmup) return fmt::format("[warm-up {:5.1f}s] {} ops", -t.t_s, t.ops);
-  std::string line = fmt::format("[{:7.1f}s] {:>12.0f} ops/s  p50 {:>10}  p99 {:>10}  max {:>10}", t.t_s,
-                                 t.ops_per_sec, FormatDurationNs(static_cast<double>(t.response.p50)),
-                                 FormatDurationNs(static_cast<double>(t.response.p99)),
-                                 FormatDurationNs(static_cast<double>(t.response.max)));
-  if (t.backlog >= 1 || t.lag_ns) line += fmt::format("  backlog {:.0f}", t.backlog);
-  if (t.errors) line += fmt::format("  errors {}", t.errors);
-  return line;
-}
-
 }  // namespace storebench::report

@@ -1,5 +1,5 @@
 // The outputs of a run: the JSON result document (schema "storebench.run/2"; compare also reads run/1),
-// the interval CSV, the human summary and the live progress line.
+// the interval CSV, and the human summary (the live progress line is progress.h).
 //
 // JSON layout (keys scripts rely on): schema, tool, command, config,
 // environment, throughput.ops_per_sec, totals.{ops,errors,…},
@@ -52,9 +52,6 @@ std::string IntervalCsv(const driver::RunResult& result);
 // The human summary (several lines, ends with a newline), the backend's and
 // the process's figures included.
 std::string HumanSummary(const driver::RunResult& result, const std::string& title);
-
-// The one-line progress text for a tick.
-std::string ProgressLine(const driver::IntervalStats& tick);
 
 // The `tool` object: name, version, commit, build type, compiler, library versions.
 nlohmann::json ToolJson();

@@ -82,7 +82,7 @@ Status WriteError(const char* op, const std::string& path, int err, uint64_t nee
 }
 
 // Writes one stamped file; space is reserved first so ENOSPC comes at once.
-Status WriteFile(const Dataset& d, uint64_t i, io::AlignedBuffer& chunk) {
+Status WriteFile(const Dataset& d, uint64_t i, io::AlignedBuffer& chunk, const PrepareProgressFn& progress) {
   const std::string& path = d.paths[i];
   Fd f(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (f.fd < 0) return ErrnoStatus("create", path, errno);
@@ -102,6 +102,7 @@ Status WriteFile(const Dataset& d, uint64_t i, io::AlignedBuffer& chunk) {
       if (w < 0) return WriteError("write", path, errno, d.total_bytes());
       done += static_cast<size_t>(w);
     }
+    if (progress) progress({"writing", i * d.file_size + off + n, d.total_bytes(), "bytes"});
   }
   if (fsync(f.fd) != 0) return WriteError("fsync", path, errno, d.total_bytes());
   return Status::Ok();
@@ -117,7 +118,7 @@ std::string Dataset::Describe() const {
 std::string DataFilePath(const std::string& dir, uint64_t i) { return fmt::format("{}/data-{:05}.bin", dir, i); }
 
 StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_t file_size, uint64_t seed,
-                                 bool* created) {
+                                 bool* created, const PrepareProgressFn& progress) {
   *created = false;
   if (files == 0 || files > 100000) return Status::InvalidArgument("--files: expected 1 to 100000");
   if (file_size == 0 || file_size % kStampBlock != 0)
@@ -144,7 +145,7 @@ StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_
   io::AlignedBuffer chunk(kWriteChunk, 4096);
   if (chunk.empty()) return Status::IOError("prepare: out of memory for the write buffer");
   for (uint64_t i = 0; i < files; ++i) {
-    Status st = WriteFile(d, i, chunk);
+    Status st = WriteFile(d, i, chunk, progress);
     if (!st.ok()) {
       for (uint64_t k = 0; k <= i; ++k) unlink(d.paths[k].c_str());
       return st;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "storebench/backend/backend.h"
 #include "storebench/base/status.h"
 
 namespace storebench::backend::file {
@@ -33,8 +34,9 @@ std::string DataFilePath(const std::string& dir, uint64_t i);
 // Makes the data set, or does nothing when `dir` already holds a matching one
 // (`*created` tells which). Refuses a different existing set; on any write
 // error (ENOSPC included) removes the files it wrote and reports the cause.
+// `progress` (may be empty) hears of the bytes written after each chunk.
 StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_t file_size, uint64_t seed,
-                                 bool* created);
+                                 bool* created, const PrepareProgressFn& progress = {});
 
 // Opens the set in `dir`, checking it against `files` and `file_size` (0 =
 // accept what the manifest says) and that every file is there at full size.

@@ -59,9 +59,9 @@ class FileBackend final : public Backend {
     if (o.data.empty()) return Status::InvalidArgument("--data: give the directory for the data set, e.g. --data /mnt/sb");
     bool created = false;
     auto d = PrepareDataset(o.data, o.files ? o.files : 4, o.file_size ? o.file_size : uint64_t{256} << 20,
-                            common_.seed, &created);
+                            common_.seed, &created, report->progress);
     if (!d.ok()) return d.status();
-    *report = {d->Describe(), d->dir, created, "every 4 KiB block stamped; manifest written last"};
+    *report = {d->Describe(), d->dir, created, "every 4 KiB block stamped; manifest written last", report->progress};
     return Status::Ok();
   }
 

@@ -56,8 +56,9 @@ Status CheckDirectory(const std::string& dir, uint64_t estimate_bytes) {
 }
 
 // Waits until RocksDB has no compaction pending or running.
-void WaitForCompactions(rocksdb::DB* db) {
+void WaitForCompactions(rocksdb::DB* db, const PrepareProgressFn& progress) {
   for (;;) {
+    if (progress) progress({"compacting", 0, 0, "keys"});
     uint64_t pending = 0, running = 0;
     db->GetIntProperty("rocksdb.compaction-pending", &pending);
     db->GetIntProperty("rocksdb.num-running-compactions", &running);
@@ -124,11 +125,13 @@ Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report) {
       s = db->Write(write, &batch);
       if (!s.ok()) return WriteFailed(config.data, i + 1 - static_cast<uint64_t>(batch.Count()), want.num, s);
       batch.Clear();
+      if (report->progress) report->progress({"writing", i + 1, want.num, "keys"});
     }
   }
+  if (report->progress) report->progress({"flushing", 0, 0, "keys"});
   s = db->Flush(rocksdb::FlushOptions());
   if (!s.ok()) return WriteFailed(config.data, want.num, want.num, s);
-  WaitForCompactions(db.get());
+  WaitForCompactions(db.get(), report->progress);
   uint64_t sst_bytes = 0;
   db->GetIntProperty("rocksdb.total-sst-files-size", &sst_bytes);
   s = db->Close();

@@ -176,7 +176,8 @@ std::string MetricPath(const std::string& dir, uint64_t i) {
   return fmt::format("{}/servers/host-{:04}/cpu/metric-{:07}.wsp", dir, i / kMetricsPerDir, i);
 }
 
-StatusOr<Dataset> PrepareDataset(const WhisperOptions& o, uint64_t seed, bool* created) {
+StatusOr<Dataset> PrepareDataset(const WhisperOptions& o, uint64_t seed, bool* created,
+                                 const PrepareProgressFn& progress) {
   (void)seed;  // the files depend on the metric ids only, so any seed reuses a set
   *created = false;
   if (o.data.empty())
@@ -207,7 +208,9 @@ StatusOr<Dataset> PrepareDataset(const WhisperOptions& o, uint64_t seed, bool* c
                                          st.message(), FormatBytes(static_cast<double>(d.total_bytes())),
                                          d.sparse ? " apparent" : ""));
     }
+    if (progress) progress({"writing", i + 1, d.metrics, "metrics"});
   }
+  if (progress) progress({"syncing", 0, 0, "metrics"});
   STOREBENCH_RETURN_IF_ERROR(WriteManifest(d));
   *created = true;
   return d;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "storebench/backend/whisper/options.h"
+#include "storebench/backend/backend.h"
 #include "storebench/base/status.h"
 #include "storebench/whisper/retention.h"
 
@@ -53,7 +54,9 @@ std::string MetricPath(const std::string& dir, uint64_t i);
 // Makes the data set the options describe, or does nothing when `dir` already
 // holds a matching one (`*created` tells which). Refuses a different existing
 // set with the remedy; on a write error (ENOSPC included) reports the file and cause.
-StatusOr<Dataset> PrepareDataset(const WhisperOptions& options, uint64_t seed, bool* created);
+// `progress` (may be empty) hears of the metrics made after each file.
+StatusOr<Dataset> PrepareDataset(const WhisperOptions& options, uint64_t seed, bool* created,
+                                 const PrepareProgressFn& progress = {});
 
 // Opens the set in options.data, checking it against the options that were
 // given (metrics, retention, aggregation, xff) and that every file is there at

@@ -24,9 +24,9 @@ class WhisperBackend final : public Backend {
 
   Status Prepare(PrepareReport* report) override {
     bool created = false;
-    auto d = PrepareDataset(shared_.options, common_.seed, &created);
+    auto d = PrepareDataset(shared_.options, common_.seed, &created, report->progress);
     if (!d.ok()) return d.status();
-    *report = {d->Describe(), d->dir, created, "archives aged per metric; manifest written last"};
+    *report = {d->Describe(), d->dir, created, "archives aged per metric; manifest written last", report->progress};
     return Status::Ok();
   }
 
