@@ -323,12 +323,28 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
   size_t sent = 0, remote_received = 0;  // interval messages sent (ranks > 0), received (rank 0)
   Sender sender;
   std::map<size_t, std::vector<nlohmann::json>> pending;  // rank 0: interval index -> parts
+  // What the live merge costs rank 0: bytes received and time spent receiving and merging.
+  uint64_t merge_ns = 0, merge_bytes = 0;
+  const measure::Clock& clock = measure::Clock::Default();
+  auto receive_part = [&](int source, int tag) {
+    const uint64_t t0 = clock.NowNs();
+    std::string text = ReceiveText(source, tag, nullptr);
+    merge_bytes += text.size();
+    nlohmann::json part = nlohmann::json::parse(text);
+    merge_ns += clock.NowNs() - t0;
+    return part;
+  };
   auto take_interval = [&](nlohmann::json part) {
+    const uint64_t t0 = clock.NowNs();
     const size_t i = part["i"].get<size_t>();
     pending[i].push_back(std::move(part));
     if (pending[i].size() == static_cast<size_t>(size)) {
-      if (user_hooks.progress) user_hooks.progress(MergeIntervalMessages(pending[i]));
+      driver::IntervalStats merged = MergeIntervalMessages(pending[i]);
       pending.erase(i);
+      merge_ns += clock.NowNs() - t0;
+      if (user_hooks.progress) user_hooks.progress(merged);
+    } else {
+      merge_ns += clock.NowNs() - t0;
     }
   };
   size_t interval_index = 0, warmup_index = 0;
@@ -349,7 +365,7 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
       if (rank == 0) {
         take_interval(std::move(m));
         while (Pending(kTagInterval)) {
-          take_interval(nlohmann::json::parse(ReceiveText(MPI_ANY_SOURCE, kTagInterval, nullptr)));
+          take_interval(receive_part(MPI_ANY_SOURCE, kTagInterval));
           ++remote_received;
         }
       } else {
@@ -372,7 +388,7 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
       expected += std::stoull(ReceiveText(st.MPI_SOURCE, kTagDone, nullptr));
       ++dones;
     } else if (st.MPI_TAG == kTagInterval && rank == 0) {
-      take_interval(nlohmann::json::parse(ReceiveText(st.MPI_SOURCE, kTagInterval, nullptr)));
+      take_interval(receive_part(st.MPI_SOURCE, kTagInterval));
       ++remote_received;
     } else {
       return Status::IOError(fmt::format("MPI: unexpected message with tag {} from rank {}", st.MPI_TAG, st.MPI_SOURCE));
@@ -429,7 +445,14 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
              {"hosts", hosts},
              {"start_skew_ns", skew_ns},
              {"stonewall", options.stonewall},
-             {"finish_spread_s", slowest - fastest}};
+             {"finish_spread_s", slowest - fastest},
+             // The live merge at rank 0 over the run: intervals merged, bytes received, time spent.
+             {"live_merge", {{"intervals", interval_index},
+                             {"bytes_received", merge_bytes},
+                             {"ns", merge_ns},
+                             {"ns_per_interval", interval_index ? merge_ns / interval_index : 0},
+                             {"bytes_per_rank_interval",
+                              interval_index && size > 1 ? merge_bytes / (interval_index * (size - 1)) : 0}}}};
   return out;
 }
 
