@@ -61,7 +61,8 @@ run() {  # run NAME ARGS... -> $OUT/NAME.N.json, N = round
 }
 
 # --- 1. RocksDB -------------------------------------------------------------
-if "$SB" run --help 2>/dev/null | grep -q -- '--cf-options'; then
+run_help=$("$SB" run --help 2>/dev/null || true)
+if [[ $run_help == *--cf-options* ]]; then
   "$SB" prepare --backend rocksdb --data "$DB" --num 200000 --key-size 20 --value-size 400 >/dev/null
   rdb=(--backend rocksdb --data "$DB" --workload readrandom --cache-size 8M --threads 2)
   caps=()
