@@ -23,6 +23,17 @@ using storebench::testing::Outcome;
 using storebench::testing::Slurp;
 using storebench::testing::StorebenchBinary;
 
+// Under the ASan preset: Open MPI's plugins allocate at start-up and are
+// unloaded (dlclose) at exit, so LeakSanitizer reports their memory with no
+// module to attribute or suppress it by. Leak checking stays on for every
+// single-process test (which runs the same job code); only the processes
+// mpirun starts go without it. AddressSanitizer's other checks stay on.
+std::string NoMpiLeakCheck() {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  if (!asan) return "";
+  return "ASAN_OPTIONS=" + std::string(asan) + ":detect_leaks=0 ";
+}
+
 class Mpi : public storebench::testing::BinaryTest {
  protected:
   void SetUp() override {
@@ -34,9 +45,8 @@ class Mpi : public storebench::testing::BinaryTest {
   }
   // mpirun -n N [MCA] storebench ARGS, as root where needed.
   Outcome Mpirun(int n, const std::string& args, const std::string& mca = "") {
-    std::string env = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 ";
-    if (const char* src = std::getenv("STOREBENCH_SOURCE_DIR"))
-      env += std::string("LSAN_OPTIONS=suppressions=") + src + "/src/storebench/job/testdata/lsan_mpi.supp ";
+    std::string env = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 " +
+                      NoMpiLeakCheck();
     std::string cmd = env + "timeout -s KILL 120 mpirun -n " + std::to_string(n) + " --oversubscribe " + mca + " " +
                       StorebenchBinary() + " " + args;
     std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
@@ -160,11 +170,10 @@ TEST_F(Mpi, StonewallStopsEveryRankWhenTheFirstFinishes) {
 TEST_F(Mpi, SigusrToMpirunEndsTheRunWithResults) {
   auto json = dir_ / "sig.json";
   std::string cmd =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -s KILL 60 mpirun -n 2 --oversubscribe " +
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + NoMpiLeakCheck() +
+      "timeout -s KILL 60 mpirun -n 2 --oversubscribe " +
       StorebenchBinary() + " run --backend null --duration 30s --quiet --json " + json.string() +
       " > /dev/null 2>&1 & pid=$!; sleep 3; pkill -USR1 -P $pid mpirun; wait $pid";
-  if (const char* src = std::getenv("STOREBENCH_SOURCE_DIR"))
-    cmd = std::string("export LSAN_OPTIONS=suppressions=") + src + "/src/storebench/job/testdata/lsan_mpi.supp; " + cmd;
   std::system(cmd.c_str());
   ASSERT_TRUE(fs::exists(json));
   auto doc = nlohmann::json::parse(Slurp(json));
