@@ -3,8 +3,15 @@
 // stdout and stderr. The binary comes from $STOREBENCH_BINARY (set by CTest).
 #pragma once
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -33,6 +40,8 @@ struct Outcome {
   std::string out, err;
 };
 
+inline size_t LineCount(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
 class BinaryTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -50,6 +59,30 @@ class BinaryTest : public ::testing::Test {
                       (dir_ / "err").string();
     int rc = std::system(cmd.c_str());
     return Outcome{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(dir_ / "out"), Slurp(dir_ / "err")};
+  }
+
+  // Runs the binary with `args` (no shell); sends `sig` after `delay` (0: no
+  // signal), then waits. The code is the exit code, or 128 + the signal that ended it.
+  Outcome RunSignalled(const std::vector<std::string>& args, std::chrono::milliseconds delay, int sig) {
+    const std::filesystem::path out = dir_ / "out", err = dir_ / "err";
+    pid_t pid = fork();
+    if (pid == 0) {
+      int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(o, 1), dup2(e, 2);
+      std::vector<char*> argv{const_cast<char*>("storebench")};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(StorebenchBinary().c_str(), argv.data());
+      _exit(127);
+    }
+    if (delay.count() > 0) {
+      std::this_thread::sleep_for(delay);
+      kill(pid, sig);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(out), Slurp(err)};
   }
 
   std::filesystem::path dir_;

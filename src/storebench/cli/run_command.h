@@ -37,7 +37,11 @@ StatusOr<job::Job> ResolveJob(const RunFlags& flags);
 // Runs a job; returns the exit code. `argv` is kept in the JSON.
 int ExecuteRun(const job::Job& job, const std::vector<std::string>& argv, const std::atomic<bool>* stop,
                bool print_job = false);
-int ExecutePrepare(const job::Job& job);
+int ExecutePrepare(const job::Job& job, const std::atomic<bool>* stop);
+
+// A CLI11 check for an output flag: an empty value (`--json ""`) is refused
+// at parse time rather than taken as "no output".
+const CLI::Validator& NonEmptyPath();
 
 // Prints "storebench: <message>" to stderr and returns the exit code for `status`.
 int ReportError(const Status& status);

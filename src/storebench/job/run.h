@@ -49,7 +49,8 @@ struct RunHooks {
 // from measuring (opening the data set, a worker that could not start).
 StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks);
 
-// `storebench prepare`: makes the job's backend data set.
-StatusOr<backend::PrepareReport> PrepareJob(const Job& job);
+// `storebench prepare`: makes the job's backend data set. `stop` (may be
+// null) interrupts it: Status::Interrupted, leaving a state the same prepare resumes.
+StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace storebench::job
