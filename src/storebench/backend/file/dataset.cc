@@ -131,11 +131,6 @@ StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_
   auto lock = DirLock::Acquire(dir, "--data");
   if (!lock.ok()) return lock.status();
   StatusOr<Dataset> existing = ReadManifest(dir);
-  if (existing.ok() && existing->files == files && existing->file_size == file_size && existing->seed != seed)
-    return Status::InvalidArgument(fmt::format(
-        "--data {}: already holds this file data set with another seed (--seed {}, not {}); the blocks' stamps "
-        "depend on it. Drop --seed to use it, or choose another directory",
-        dir, existing->seed, seed));
   if (existing.ok()) {
     if (existing->files == files && existing->file_size == file_size) return existing;
     return Status::InvalidArgument(fmt::format(

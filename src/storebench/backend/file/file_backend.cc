@@ -61,7 +61,12 @@ class FileBackend final : public Backend {
     auto d = PrepareDataset(o.data, o.files ? o.files : 4, o.file_size ? o.file_size : uint64_t{256} << 20,
                             common_.seed, &created, common_.stop);
     if (!d.ok()) return d.status();
-    *report = {d->Describe(), d->dir, created, "every 4 KiB block stamped; manifest written last"};
+    std::string description = d->Describe();
+    // The set is kept as it is (runs verify with the manifest's seed), but a different --seed is said.
+    if (!created && d->seed != common_.seed)
+      description += fmt::format(" — this set has another seed (made with --seed {}, not {}); kept as it is", d->seed,
+                                 common_.seed);
+    *report = {description, d->dir, created, "every 4 KiB block stamped; manifest written last"};
     return Status::Ok();
   }
 
