@@ -113,6 +113,15 @@ TEST_F(DatasetFaults, ColumnsBeyondTheFilesAreRefused) {
   EXPECT_NE(o.err.find("--columns 5: the data set has 2 files"), std::string::npos) << o.err;
 }
 
+TEST_F(DatasetFaults, IoUringDepthBeyondTheKernelRingIsNamed) {
+  ASSERT_EQ(Run("prepare --backend file --data " + Data() + " --files 1 --file-size 64k").code, 0);
+  Outcome o = Run("run --backend file --data " + Data() + " --method io_uring --iodepth 65536 --ops 10 --quiet");
+  if (o.err.find("--method") != std::string::npos) GTEST_SKIP() << "no io_uring in this build: " << o.err;
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(LineCount(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find("--iodepth 65536: an io_uring ring holds at most 32768 entries"), std::string::npos) << o.err;
+}
+
 TEST_F(DatasetFaults, SecondPrepareOfADirectoryIsRefused) {
   for (const char* args : {"--backend file --files 1 --file-size 64k", "--backend whisper --metrics 2"}) {
     fs::remove_all(Data());
