@@ -56,6 +56,19 @@ TEST_F(Reliability, CompareOutputInAMissingDirectoryNamesThePath) {
   EXPECT_TRUE(o.out.empty()) << "refused before comparing: " << o.out;
 }
 
+TEST_F(Reliability, CompareRefusesANegativeThroughput) {
+  const std::string a = Path("a.json"), b = Path("b.json");
+  ASSERT_EQ(Run("run --backend null --ops 1000 --quiet --json " + a).code, 0);
+  ASSERT_EQ(Run("run --backend null --ops 1000 --quiet --json " + b).code, 0);
+  auto doc = nlohmann::json::parse(Slurp(b));
+  doc["throughput"]["ops_per_sec"] = -5;
+  std::ofstream(b) << doc.dump();
+  Outcome o = Run("compare " + a + " " + b);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(LineCount(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find(b + ": malformed run result: throughput.ops_per_sec is -5"), std::string::npos) << o.err;
+}
+
 TEST_F(Reliability, BadInputIsOneLineAndExitTwo) {
   std::ofstream(Path("plain")) << "x";
   fs::create_directories(Path("tracedir"));
@@ -65,6 +78,8 @@ TEST_F(Reliability, BadInputIsOneLineAndExitTwo) {
       {"run --backend file --data " + Path("plain") + " --ops 10", "--data: '" + Path("plain") + "' is a file"},
       {"prepare --backend whisper --data " + Path("plain") + " --metrics 1", "is a file"},
       {"run --backend null --duration 1s --max-error-ratio 2", "--max-error-ratio"},
+      {"run --backend null --ops 10 --class a:iodepth=1000000", "--iodepth"},
+      {"run --backend rocksdb --data " + Path("db") + " --ops 10 --bloom-bits -3", "--bloom-bits"},
   };
   for (const auto& [args, expect] : cases) {
     Outcome o = Run(args);
