@@ -139,8 +139,9 @@ TEST_F(DatasetFaults, SecondPrepareOfADirectoryIsRefused) {
 
 TEST_F(DatasetFaults, FilePrepareStoppedLeavesNoManifestAndRunsAgain) {
   // 1 GiB: far more than is written before the signal.
-  Outcome o = RunSignalled({"prepare", "--backend", "file", "--data", Data(), "--files", "4", "--file-size", "256M"},
-                           std::chrono::milliseconds(150), SIGTERM);
+  const fs::path first = fs::path(Data()) / "data-00000.bin";
+  Outcome o = RunSignalledWhen({"prepare", "--backend", "file", "--data", Data(), "--files", "4", "--file-size", "256M"},
+                               [&] { return fs::exists(first); }, SIGTERM);
   if (o.code == 0) GTEST_SKIP() << "the prepare finished before the signal";
   EXPECT_EQ(o.code, 130) << o.err;
   EXPECT_EQ(LineCount(o.err), 1u) << o.err;
@@ -169,20 +170,21 @@ TEST_F(DatasetFaults, NoSpaceForTheFileManifestRemovesTheDataFiles) {
 TEST_F(DatasetFaults, WhisperPrepareStoppedOrKilledResumes) {
   const std::vector<std::string> prepare = {"prepare", "--backend", "whisper", "--data", Data(),
                                             "--metrics", "5000", "--retention", "60:60", "--sparse"};
-  Outcome o = RunSignalled(prepare, std::chrono::milliseconds(100), SIGINT);
+  const fs::path m0 = fs::path(Data()) / "servers/host-0000/cpu/metric-0000000.wsp";
+  const fs::path m1 = fs::path(Data()) / "servers/host-0000/cpu/metric-0000001.wsp";
+  const fs::path m9 = fs::path(Data()) / "servers/host-0000/cpu/metric-0000009.wsp";
+  Outcome o = RunSignalledWhen(prepare, [&] { return fs::exists(m0); }, SIGINT);
   if (o.code == 0) GTEST_SKIP() << "the prepare finished before the signal";
   EXPECT_EQ(o.code, 130) << o.err;
   EXPECT_EQ(LineCount(o.err), 1u) << o.err;
   EXPECT_NE(o.err.find("run the same prepare again to resume"), std::string::npos) << o.err;
   EXPECT_FALSE(fs::exists(fs::path(Data()) / "storebench-whisper.json"));
 
-  o = RunSignalled(prepare, std::chrono::milliseconds(100), SIGKILL);
+  o = RunSignalledWhen(prepare, [&] { return fs::exists(m9); }, SIGKILL);
   if (o.code == 0) GTEST_SKIP() << "the prepare finished before the signal";
   EXPECT_EQ(o.code, 128 + SIGKILL);
   // What a kill at any moment may leave: a file cut short, a torn header.
-  const fs::path m0 = fs::path(Data()) / "servers/host-0000/cpu/metric-0000000.wsp";
-  const fs::path m1 = fs::path(Data()) / "servers/host-0000/cpu/metric-0000001.wsp";
-  ASSERT_TRUE(fs::exists(m0));
+  ASSERT_TRUE(fs::exists(m1));
   fs::resize_file(m0, 10);
   std::ofstream(m1, std::ios::binary | std::ios::in) << "torn header!";
   o = Run("prepare --backend whisper --data " + Data() + " --metrics 5000 --retention 60:60 --sparse");
@@ -242,8 +244,9 @@ TEST_F(DatasetFaults, RocksdbManifestOutOfRangeIsNamedNotBlamedOnKeyDist) {
 }
 
 TEST_F(DatasetFaults, RocksdbPrepareStoppedIsRefusedByRunAndRestartedByPrepare) {
-  Outcome o = RunSignalled({"prepare", "--backend", "rocksdb", "--data", Data(), "--num", "50M", "--value-size", "10"},
-                           std::chrono::milliseconds(700), SIGINT);
+  const fs::path current = fs::path(Data()) / "CURRENT";
+  Outcome o = RunSignalledWhen({"prepare", "--backend", "rocksdb", "--data", Data(), "--num", "50M", "--value-size", "10"},
+                               [&] { return fs::exists(current); }, SIGINT);
   if (o.code == 0) GTEST_SKIP() << "the prepare finished before the signal";
   EXPECT_EQ(o.code, 130) << o.err;
   EXPECT_EQ(LineCount(o.err), 1u) << o.err;

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -61,9 +62,11 @@ class BinaryTest : public ::testing::Test {
     return Outcome{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(dir_ / "out"), Slurp(dir_ / "err")};
   }
 
-  // Runs the binary with `args` (no shell); sends `sig` after `delay` (0: no
-  // signal), then waits. The code is the exit code, or 128 + the signal that ended it.
-  Outcome RunSignalled(const std::vector<std::string>& args, std::chrono::milliseconds delay, int sig) {
+  // Runs the binary with `args` (no shell); sends `sig` once `ready()` holds
+  // (polled every 5 ms; given up after 60 s), then waits. The code is the exit
+  // code, or 128 + the signal that ended it. Waiting for a state rather than a
+  // time keeps the test meaningful on a slow machine or under a sanitizer.
+  Outcome RunSignalledWhen(const std::vector<std::string>& args, const std::function<bool()>& ready, int sig) {
     const std::filesystem::path out = dir_ / "out", err = dir_ / "err";
     pid_t pid = fork();
     if (pid == 0) {
@@ -76,13 +79,22 @@ class BinaryTest : public ::testing::Test {
       execv(StorebenchBinary().c_str(), argv.data());
       _exit(127);
     }
-    if (delay.count() > 0) {
-      std::this_thread::sleep_for(delay);
-      kill(pid, sig);
-    }
     int status = 0;
-    waitpid(pid, &status, 0);
+    bool ended = false;
+    for (int i = 0; i < 12000 && !(ended = waitpid(pid, &status, WNOHANG) == pid); ++i) {
+      if (ready()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!ended) {
+      kill(pid, sig);
+      waitpid(pid, &status, 0);
+    }
     return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(out), Slurp(err)};
+  }
+  // The same, signalled after `delay`.
+  Outcome RunSignalled(const std::vector<std::string>& args, std::chrono::milliseconds delay, int sig) {
+    const auto at = std::chrono::steady_clock::now() + delay;
+    return RunSignalledWhen(args, [at] { return std::chrono::steady_clock::now() >= at; }, sig);
   }
 
   std::filesystem::path dir_;
