@@ -13,6 +13,8 @@
 // used by the thread that made it.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -43,6 +45,9 @@ enum Capability : uint32_t {
 struct CommonOptions {
   uint64_t seed = 1;
   int threads = 1;  // total worker threads across groups
+  // Set when the user asks to stop (SIGINT/SIGTERM): Prepare() checks it
+  // between writes and returns Status::Interrupted. May be null.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // One worker group's settings, as the job layer planned them, for CheckGroup().

@@ -3,14 +3,22 @@
 // stdout and stderr. The binary comes from $STOREBENCH_BINARY (set by CTest).
 #pragma once
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -33,6 +41,8 @@ struct Outcome {
   std::string out, err;
 };
 
+inline size_t LineCount(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
 class BinaryTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,6 +62,41 @@ class BinaryTest : public ::testing::Test {
     std::string cmd = command_line + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
     int rc = std::system(cmd.c_str());
     return Outcome{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(dir_ / "out"), Slurp(dir_ / "err")};
+  }
+
+  // Runs the binary with `args` (no shell); sends `sig` once `ready()` holds
+  // (polled every 5 ms; given up after 60 s), then waits. The code is the exit
+  // code, or 128 + the signal that ended it. Waiting for a state rather than a
+  // time keeps the test meaningful on a slow machine or under a sanitizer.
+  Outcome RunSignalledWhen(const std::vector<std::string>& args, const std::function<bool()>& ready, int sig) {
+    const std::filesystem::path out = dir_ / "out", err = dir_ / "err";
+    pid_t pid = fork();
+    if (pid == 0) {
+      int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(o, 1), dup2(e, 2);
+      std::vector<char*> argv{const_cast<char*>("storebench")};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(StorebenchBinary().c_str(), argv.data());
+      _exit(127);
+    }
+    int status = 0;
+    bool ended = false;
+    for (int i = 0; i < 12000 && !(ended = waitpid(pid, &status, WNOHANG) == pid); ++i) {
+      if (ready()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!ended) {
+      kill(pid, sig);
+      waitpid(pid, &status, 0);
+    }
+    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(out), Slurp(err)};
+  }
+  // The same, signalled after `delay`.
+  Outcome RunSignalled(const std::vector<std::string>& args, std::chrono::milliseconds delay, int sig) {
+    const auto at = std::chrono::steady_clock::now() + delay;
+    return RunSignalledWhen(args, [at] { return std::chrono::steady_clock::now() >= at; }, sig);
   }
 
   std::filesystem::path dir_;

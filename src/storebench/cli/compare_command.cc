@@ -26,7 +26,7 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
   app->add_option("runs", f->operands,
                   "RUN.json, a group of repeats RUN1.json,RUN2.json,…, or a matrix directory (two or more)")
       ->required();
-  app->add_option("--json", f->json_path, "write the comparison (JSON) here");
+  app->add_option("--json", f->json_path, "write the comparison (JSON) here")->check(NonEmptyPath());
   AddComparisonFlags(app, f);
 }
 
@@ -65,6 +65,8 @@ int PrintComparison(const report::CompareInput& input, const CompareFlags& f) {
 int ExecuteCompare(const CompareFlags& f) {
   // Check the flags before loading possibly many files.
   if (auto o = BuildCompareOptions(f); !o.ok()) return ReportError(o.status());
+  if (!f.json_path.empty())
+    if (Status s = CheckOutputPath(f.json_path, "--json"); !s.ok()) return ReportError(s);
   auto input = report::LoadCompareInput(f.operands);
   if (!input.ok()) return ReportError(input.status());
   return PrintComparison(*input, f);

@@ -28,7 +28,7 @@ int RunRocksdbDefaultJob(const std::atomic<bool>* stop) {
       "platform) and service time (RocksDB), and says how long the workers waited for a CPU.\n\n",
       kDefaultRocksdbDir);
   std::fflush(stdout);
-  int rc = ExecutePrepare(flags);
+  int rc = ExecutePrepare(flags, stop);
   if (rc != kExitOk) return rc;
   std::printf("\n");
   std::fflush(stdout);

@@ -32,9 +32,7 @@ extern "C" void OnSignal(int) {
   std::signal(SIGTERM, SIG_DFL);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   using namespace storebench::cli;
   std::vector<std::string> args(argv, argv + argc);
   // The whisper tools keep whisper-create/update/fetch/info/dump's own
@@ -43,6 +41,9 @@ int main(int argc, char** argv) {
     return storebench::whisper::RunWhisperTool({args.begin() + 2, args.end()}, std::cout, std::cerr);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
+  // A closed pipe on stdout (`storebench run … | head`) must not kill the
+  // process before it writes its result files; the write error is reported instead.
+  std::signal(SIGPIPE, SIG_IGN);
   // Started by mpirun: every rank runs the job (job/mpi.h).
   std::unique_ptr<storebench::job::MpiSession> mpi;
   if (storebench::job::LaunchedByMpi()) {
@@ -114,7 +115,7 @@ int main(int argc, char** argv) {
     if (!job.ok()) return ReportError(job.status());
     return ExecuteRun(*job, args, &g_stop, run_flags.print_job);
   }
-  if (prepare->parsed()) return ExecutePrepare(prepare_flags.job);
+  if (prepare->parsed()) return ExecutePrepare(prepare_flags.job, &g_stop);
   if (compare->parsed()) return ExecuteCompare(compare_flags);
   if (matrix->parsed()) return ExecuteMatrix(matrix_flags, &g_stop);
   if (report->parsed()) return ExecuteReport(report_flags);
@@ -125,4 +126,18 @@ int main(int argc, char** argv) {
 #else
   return RunDemo(&g_stop);
 #endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rc = Main(argc, argv);
+  // SIGPIPE is ignored, so a reader that went away shows up here: say so
+  // rather than end silently (the result files were written before this).
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "storebench: writing to standard output failed (the reader closed it); result files, if "
+                         "any, were written\n");
+    return rc == 0 ? 1 : rc;
+  }
+  return rc;
 }

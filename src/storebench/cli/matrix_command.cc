@@ -1,6 +1,7 @@
 #include "storebench/cli/matrix_command.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "storebench/base/units.h"
 #include "storebench/base/atomic_file.h"
 #include "storebench/cli/relayed_progress.h"
+#include "storebench/base/dir_lock.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
@@ -117,8 +119,17 @@ StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std:
   posix_spawn_file_actions_init(&actions);
   if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
+  // The child gets SIGPIPE's default back (this process ignores it).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  int err = posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, cargv.data(), environ);
+  int err = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) return ErrnoStatus("posix_spawn", argv[0], err);
   int status = 0;
@@ -230,7 +241,9 @@ StatusOr<std::vector<MatrixVariant>> VariantsOf(const std::vector<Axis>& axes, c
 }  // namespace
 
 void AddMatrixFlags(CLI::App* app, MatrixFlags* f) {
-  app->add_option("--out", f->out, "directory for every run's JSON and the manifest (resumes what is there)")->required();
+  app->add_option("--out", f->out, "directory for every run's JSON and the manifest (resumes what is there)")
+      ->required()
+      ->check(NonEmptyPath());
   app->add_option("--repeat", f->repeat, "runs per variant")->capture_default_str();
   // One value per --vary: a greedy vector option would swallow the `--` that starts RUN-ARGS.
   app->add_option("--vary", f->vary, "KEY=V1,V2,…: a run flag without dashes and its values (repeatable)")
@@ -240,7 +253,7 @@ void AddMatrixFlags(CLI::App* app, MatrixFlags* f) {
       ->capture_default_str();
   app->add_option("--seed", f->seed, "seed of --order random")->capture_default_str();
   app->add_option("--cache-reset", f->cache_reset, "shell command run before every run, e.g. to drop the page cache");
-  app->add_option("--html", f->html_path, "after the grid, write its self-contained HTML report here");
+  app->add_option("--html", f->html_path, "after the grid, write its self-contained HTML report here")->check(NonEmptyPath());
   app->add_option("--launcher", f->launcher, "start every run under this command, e.g. \"mpirun -n 4\" (scale-out)");
   app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null --duration 5s");
   AddComparisonFlags(app, &f->compare);
@@ -325,6 +338,9 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return ReportError(Status::InvalidArgument(fmt::format("--out: cannot create '{}': {}", f.out, ec.message())));
+  // One matrix per directory at a time: two would run the same variants and overwrite each other's files.
+  auto lock = DirLock::Acquire(dir.string(), "--out");
+  if (!lock.ok()) return ReportError(lock.status());
   nlohmann::json manifest = ManifestJson(f, *axes, *variants);
   if (Status s = CheckExistingManifest(dir / report::kMatrixManifest, manifest); !s.ok()) return ReportError(s);
   if (Status s = WriteFileAtomically((dir / report::kMatrixManifest).string(), manifest.dump(1) + "\n"); !s.ok())

@@ -32,7 +32,8 @@ class Matrix : public storebench::testing::BinaryTest {
  protected:
   size_t RunFiles(const fs::path& d) {
     size_t n = 0;
-    for (const auto& e : fs::directory_iterator(d)) n += e.path().filename() != "manifest.json";
+    for (const auto& e : fs::directory_iterator(d))
+      n += e.path().filename() != "manifest.json" && e.path().filename() != ".storebench.lock";
     return n;
   }
   nlohmann::json CompareJson(const fs::path& d) {

@@ -169,6 +169,13 @@ void AddProgressFlag(CLI::App* app, job::ProgressMode* mode) {
       ->group("Outputs");
 }
 
+const CLI::Validator& NonEmptyPath() {
+  static const CLI::Validator v(
+      [](std::string& value) { return value.empty() ? std::string("give a file name, not an empty value") : ""; },
+      "PATH", "non-empty path");
+  return v;
+}
+
 int ReportError(const Status& status) {
   std::fprintf(stderr, "storebench: %s\n", status.message().c_str());
   if (status.code() == Status::Code::kInterrupted) return kExitInterrupted;
@@ -183,15 +190,15 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--class", j.classes,
                   "a worker group (query class), repeatable: NAME:threads=N,schedule=S,priority=P,role=writer,"
                   "iodepth=D,ops=N");
-  app->add_option("--json", j.outputs.json_path, "write the result document (JSON) here")->group("Outputs");
-  app->add_option("--csv", j.outputs.csv_path, "write the interval timeline (CSV) here")->group("Outputs");
-  app->add_option("--html", j.outputs.html_path, "write a self-contained HTML report of the run here")
+  app->add_option("--json", j.outputs.json_path, "write the result document (JSON) here")->check(NonEmptyPath())->group("Outputs");
+  app->add_option("--csv", j.outputs.csv_path, "write the interval timeline (CSV) here")->check(NonEmptyPath())->group("Outputs");
+  app->add_option("--html", j.outputs.html_path, "write a self-contained HTML report of the run here")->check(NonEmptyPath())
       ->group("Outputs");
   app->add_option("--hlog", j.outputs.hlog_path,
-                  "write the interval histograms as an HdrHistogram interval log (one tag per op kind) here")
+                  "write the interval histograms as an HdrHistogram interval log (one tag per op kind) here")->check(NonEmptyPath())
       ->group("Outputs");
   app->add_option("--hgrm", j.outputs.hgrm_path,
-                  "write the response-time percentile distribution in HdrHistogram's .hgrm form (microseconds) here")
+                  "write the response-time percentile distribution in HdrHistogram's .hgrm form (microseconds) here")->check(NonEmptyPath())
       ->group("Outputs");
   app->add_option("--title", j.outputs.title, "title of the human summary")->group("Outputs");
   app->add_flag("--quiet", j.outputs.quiet, "no progress line and no summary")->group("Outputs");
@@ -234,7 +241,7 @@ StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args) {
   return ResolveJob(flags);
 }
 
-int ExecutePrepare(const job::Job& j) {
+int ExecutePrepare(const job::Job& j, const std::atomic<bool>* stop) {
   report::ProgressDisplay display(j.outputs.progress);
   report::PrepareProgressText text;
   backend::PrepareProgressFn progress;
@@ -244,7 +251,7 @@ int ExecutePrepare(const job::Job& j) {
       if (last || display.Due()) display.Update(text.Line(p), last);
     };
   }
-  auto report = job::PrepareJob(j, progress);
+  auto report = job::PrepareJob(j, progress, stop);
   display.Clear();
   if (!report.ok()) return ReportError(report.status());
   std::printf("%s: %s in %s %s\n", j.backend.c_str(), report->description.c_str(), report->where.c_str(),

@@ -50,7 +50,11 @@ StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args);
 // Runs a job; returns the exit code. `argv` is kept in the JSON.
 int ExecuteRun(const job::Job& job, const std::vector<std::string>& argv, const std::atomic<bool>* stop,
                bool print_job = false);
-int ExecutePrepare(const job::Job& job);
+int ExecutePrepare(const job::Job& job, const std::atomic<bool>* stop);
+
+// A CLI11 check for an output flag: an empty value (`--json ""`) is refused
+// at parse time rather than taken as "no output".
+const CLI::Validator& NonEmptyPath();
 
 // Under mpirun: `run` and `prepare` on every rank; rank 0 plans the job from
 // `flags`, shares it, merges and writes the result. Every rank returns the same exit code.

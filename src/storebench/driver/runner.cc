@@ -203,7 +203,14 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   auto join_all = [&] {
     for (auto& t : threads) t.join();
   };
+  const Status stopped_in_startup =
+      Status::Interrupted(fmt::format("interrupted while starting {} worker threads; nothing was measured", n));
   for (int i = 0; i < n; ++i) {
+    if (stop->load(std::memory_order_relaxed)) {
+      release(2);
+      join_all();
+      return stopped_in_startup;
+    }
     try {
       threads.emplace_back([&, i] {
         if (!config.cpus.empty()) (void)PinCurrentThread({config.cpus[static_cast<size_t>(i) % config.cpus.size()]});
@@ -216,6 +223,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
           args[i].worker = made->get();
           internal::RunWorkerLoop(args[i]);
         }
+        progress_state[i]->finished_ns.store(clock.NowNs(), std::memory_order_relaxed);
         progress_state[i]->done.store(true, std::memory_order_release);
       });
     } catch (const std::system_error& e) {
@@ -225,8 +233,16 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       return Status::IOError(fmt::format("--threads {}: could not start worker thread {}: {}", n, i + 1, e.what()));
     }
   }
-  for (int r = ready.load(std::memory_order_acquire); r < n; r = ready.load(std::memory_order_acquire))
-    ready.wait(r, std::memory_order_acquire);
+  // Polled rather than waited for, so that a stop request during a slow start-up (thousands of threads, a
+  // backend whose workers open files) is honoured at once.
+  while (ready.load(std::memory_order_acquire) < n) {
+    if (stop->load(std::memory_order_relaxed)) {
+      release(2);
+      join_all();
+      return stopped_in_startup;
+    }
+    measure::SleepUntil(clock, clock.NowNs() + 1'000'000);
+  }
   for (const Status& st : worker_status) {
     if (!st.ok()) {
       release(2);
@@ -394,23 +410,40 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     return st;
   };
 
+  // The measured window. A run bounded by --duration alone lasts the duration,
+  // even when its workers have nothing left to do before its end (an open
+  // loop's last arrival falls short of it): `constant:10 --duration 1s` is 10
+  // ops in 1 s, not 10 ops in 0.9 s. A run that ends on its op count ends when
+  // its last op completed (never before that op's intended start), not when
+  // this thread next looks.
+  bool ops_bounded = false;
+  for (const WorkerGroup& g : config.groups) ops_bounded = ops_bounded || g.ops > 0;
+  const bool window_is_duration = config.duration_ns > 0 && !ops_bounded;
+  auto ended = [&] {
+    if (stop->load() || halt.load()) return true;
+    return all_done() && (!window_is_duration || clock.NowNs() >= timing.end_ns);
+  };
   for (uint64_t k = 1;; ++k) {
     uint64_t target = timing.measure_start_ns + k * config.interval_ns;
-    while (!all_done() && !stop->load() && !halt.load() && clock.NowNs() < target) {
+    while (!ended() && clock.NowNs() < target) {
       measure::SleepUntil(clock, std::min(target, clock.NowNs() + 20'000'000));
     }
     if (stonewall && stonewall->load() && !halt.load()) {
       result.stonewalled = true;
       halt.store(true);
     }
-    bool finished = all_done() || stop->load() || halt.load();
-    if (finished) break;
+    if (ended()) break;
     IntervalStats st = collect_interval(clock.NowNs());
     result.intervals.push_back(st);
     if (progress) progress(st);
   }
   join_all();
   uint64_t end = std::min(clock.NowNs(), timing.end_ns);
+  if (!stop->load() && !halt.load() && !window_is_duration) {
+    uint64_t last_finish = 0;
+    for (auto& p : progress_state) last_finish = std::max(last_finish, p->finished_ns.load(std::memory_order_relaxed));
+    if (last_finish > timing.measure_start_ns) end = std::min(end, last_finish);
+  }
   IntervalStats last = collect_interval(std::max(end, last_collect));
   const bool sliver = last.length_s < 0.05 * static_cast<double>(config.interval_ns) / 1e9;
   if (sliver && !result.intervals.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <fmt/format.h>
 
@@ -18,6 +19,16 @@ constexpr const char* kForm =
 
 Status Bad(std::string_view flag, std::string_view text, std::string_view why) {
   return Status::InvalidArgument(fmt::format("{}: {} in '{}'; expected {}", flag, why, text, kForm));
+}
+
+// Arrivals are whole nanoseconds apart, so a faster rate cannot be scheduled:
+// the gaps would round to zero and the workers would chase an arrival time
+// that never advances.
+Status CheckRate(std::string_view flag, std::string_view text, double rate) {
+  if (rate <= kMaxRatePerSec) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{}: the rate {:g}/s in '{}' is above the most the nanosecond clock can schedule ({:g}/s, one arrival per ns)",
+      flag, rate, text, kMaxRatePerSec));
 }
 
 // Cumulative expected arrivals of a rate function, integrated numerically in
@@ -193,6 +204,7 @@ StatusOr<ScheduleSpec> ParseSchedule(std::string_view text, std::string_view fla
   if (kind == "constant" || kind == "poisson") {
     auto r = ParseRate(arg, flag);
     if (!r.ok()) return Bad(flag, text, "the rate must be positive (e.g. 1000 or 50k/s)");
+    STOREBENCH_RETURN_IF_ERROR(CheckRate(flag, text, *r));
     spec.kind = kind == "constant" ? ScheduleSpec::Kind::kConstant : ScheduleSpec::Kind::kPoisson;
     spec.rate = *r;
     return spec;
@@ -203,6 +215,9 @@ StatusOr<ScheduleSpec> ParseSchedule(std::string_view text, std::string_view fla
     spec.kind = ScheduleSpec::Kind::kSine;
     spec.a = (*v)[0], spec.b = (*v)[1], spec.c = (*v)[2], spec.d = (*v)[3];
     if (spec.d + std::fabs(spec.a) <= 0) return Bad(flag, text, "the rate A*sin(B*t+C)+D is never positive");
+    for (double x : *v)
+      if (!std::isfinite(x)) return Bad(flag, text, "A, B, C and D must be finite");
+    STOREBENCH_RETURN_IF_ERROR(CheckRate(flag, text, spec.d + std::fabs(spec.a)));
     return spec;
   }
   if (kind == "steps") {
@@ -217,6 +232,7 @@ StatusOr<ScheduleSpec> ParseSchedule(std::string_view text, std::string_view fla
         auto r = ParseRate(item.substr(at + 1), flag);
         if (!r.ok()) return Bad(flag, text, fmt::format("step '{}' has a bad rate", item));
         rate = *r;
+        STOREBENCH_RETURN_IF_ERROR(CheckRate(flag, text, rate));
       }
       spec.steps.push_back({*dur, rate});
     }
@@ -224,6 +240,10 @@ StatusOr<ScheduleSpec> ParseSchedule(std::string_view text, std::string_view fla
   }
   if (kind == "trace") {
     std::string path(arg);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      return Status::InvalidArgument(
+          fmt::format("{}: trace file '{}' is a directory; give a file of arrival times (seconds, one a line)", flag, path));
     std::ifstream in(path);
     if (!in) return Status::InvalidArgument(fmt::format("{}: cannot read trace file '{}'", flag, path));
     auto times = std::make_shared<std::vector<uint64_t>>();

@@ -22,6 +22,10 @@
 
 namespace storebench::driver {
 
+// The fastest arrival rate a schedule may ask for: one arrival per nanosecond
+// of the clock arrivals are scheduled on.
+inline constexpr double kMaxRatePerSec = 1e9;
+
 struct ScheduleSpec {
   enum class Kind { kClosed, kConstant, kPoisson, kSine, kSteps, kTrace } kind = Kind::kClosed;
   double rate = 0;                 // constant, poisson: ops/s for the whole group

@@ -135,5 +135,24 @@ TEST(Schedule, TraceIsDealtRoundRobin) {
   std::remove(path.c_str());
 }
 
+// Rates the nanosecond clock cannot express would make workers spin on an
+// arrival time that never advances; they are refused by name and limit.
+TEST(Schedule, RefusesRatesBeyondTheClock) {
+  for (const char* bad : {"constant:1e30", "poisson:2G", "sine:1e10,1,0,1e10", "steps:1s@100,1s@5e9"}) {
+    auto r = ParseSchedule(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--schedule"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("1e+09/s"), std::string::npos) << r.status().message();
+  }
+  EXPECT_TRUE(ParseSchedule("constant:1e9").ok());
+  EXPECT_FALSE(ParseSchedule("sine:nan,1,0,100").ok());
+}
+
+TEST(Schedule, TraceDirectoryIsNamed) {
+  auto r = ParseSchedule("trace:" + ::testing::TempDir());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("is a directory"), std::string::npos) << r.status().message();
+}
+
 }  // namespace
 }  // namespace storebench::driver

@@ -40,6 +40,7 @@ struct alignas(64) WorkerProgress {
   // Over the measured window, set when the worker ends: its run-queue wait and involuntary switches.
   std::atomic<uint64_t> runqueue_wait_ns{0};
   std::atomic<uint64_t> involuntary_switches{0};
+  std::atomic<uint64_t> finished_ns{0};  // Clock ns when its loop ended (after its last op completed)
   std::atomic<bool> done{false};
 };
 

@@ -45,6 +45,12 @@ class IoUringMethod final : public ReadMethod {
   Status Init() override {
     const unsigned depth = options().queue_depth;
     if (depth == 0) return Status::InvalidArgument("io_uring: queue depth must be at least 1");
+    // The kernel refuses larger rings with a bare EINVAL from io_uring_setup.
+    constexpr unsigned kMaxEntries = 32768;  // IORING_MAX_ENTRIES
+    if (depth > kMaxEntries)
+      return Status::InvalidArgument(fmt::format("--iodepth {}: an io_uring ring holds at most {} entries (the "
+                                                 "kernel's IORING_MAX_ENTRIES); give --iodepth {} or less",
+                                                 depth, kMaxEntries, kMaxEntries));
     io_uring_params p{};
     if (options().sqpoll) {
       p.flags |= IORING_SETUP_SQPOLL;

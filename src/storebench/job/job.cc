@@ -43,11 +43,16 @@ const OptionTable<CoreOptions>& CoreOptionTable() {
               4096)
         .Integer("iodepth", &CoreOptions::iodepth, "ops in flight per worker (async backends and read methods)", "1", 1,
                  65536)
-        .Duration("duration", &CoreOptions::duration_ns, "measured time after warm-up, e.g. 10s, 2m", "", 1)
-        .Count("ops", &CoreOptions::ops, "measured ops in total over every group and thread, e.g. 1M", "", 1)
+        .Duration("duration", &CoreOptions::duration_ns, "measured time after warm-up, e.g. 10s, 2m (with --ops, whichever limit comes first ends the run)", "", 1)
+        .Count("ops", &CoreOptions::ops, "measured ops in total over every group and thread, e.g. 1M (with --duration, whichever comes first)", "",
+               1)
         .Duration("warmup", &CoreOptions::warmup_ns, "time before measuring, excluded from results, e.g. 2s", "0")
         .Count("max-errors", &CoreOptions::max_errors,
                "end the run once this many measured ops have failed (exit 1, results written); 0 = never", "0")
+        .Number("max-error-ratio", &CoreOptions::max_error_ratio,
+                "the run fails (exit 1, results written) when more than this share of its measured ops failed; "
+                "1 = never",
+                "0.01", 0, 1)
         .Text("schedule", &CoreOptions::schedule, "arrivals", "",
               "closed | constant:RATE | poisson:RATE | sine:A,B,C,D | steps:DUR@RATE,... | trace:FILE",
               [](const std::string& v) { return driver::ParseSchedule(v, "--schedule").status(); })

@@ -32,6 +32,7 @@ struct CoreOptions {
   uint64_t ops = 0;          // measured ops in total; 0 = no limit
   uint64_t warmup_ns = 0;
   uint64_t max_errors = 0;
+  double max_error_ratio = 0.01;  // a run whose failed share is above this exits 1 (results written)
   std::string schedule;      // empty = closed, or what the backend's workload implies
   std::string two_phase;
   uint64_t interval_ns = 1'000'000'000;

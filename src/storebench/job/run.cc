@@ -1,5 +1,7 @@
 #include "storebench/job/run.h"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "storebench/driver/threads.h"
@@ -25,11 +27,32 @@ Status StoppedOnErrors(const driver::RunResult& r) {
                                      r.total ? r.total->errors() : 0));
 }
 
+// --data must name a directory (or nothing yet, for prepare to make).
+Status CheckDataDir(const backend::Backend& b) {
+  const std::string dir = b.DataDir();
+  struct stat st {};
+  if (dir.empty() || ::stat(dir.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) return Status::Ok();
+  return Status::InvalidArgument(
+      fmt::format("--data: '{}' is a {}; give the data set's directory", dir, S_ISREG(st.st_mode) ? "file" : "special file"));
+}
+
+// A run in which too many ops failed has measured mostly failures: its
+// figures are written but it does not pass for a good run.
+Status ErrorShare(const driver::RunResult& r, double max_ratio) {
+  if (!r.total || r.total->ops() == 0 || max_ratio >= 1) return Status::Ok();
+  const double ratio = static_cast<double>(r.total->errors()) / static_cast<double>(r.total->ops());
+  if (ratio <= max_ratio) return Status::Ok();
+  return Status::IOError(fmt::format("--max-error-ratio: {:.4g}% of the ops failed ({} of {}), more than {:.4g}%; the "
+                                     "results are written (see totals.outcomes)",
+                                     ratio * 100, r.total->errors(), r.total->ops(), max_ratio * 100));
+}
+
 }  // namespace
 
 StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   backend::Backend& b = *plan.backend;
-  Status opened = b.Open();
+  Status opened = CheckDataDir(b);
+  if (opened.ok()) opened = b.Open();
   if (hooks.before_run) {
     // Called on failure too, so the processes of a scale-out run learn of it together.
     Status agreed = hooks.before_run(plan, opened);
@@ -87,10 +110,12 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   out.environment["open_loop_spin_ns"] = out.run.spin_ns;
   out.environment["cpus_allowed"] = driver::AllowedCpus().size();
   if (out.run.stopped_on_errors) out.failure = StoppedOnErrors(out.run);
+  if (out.failure.ok() && !out.run.interrupted) out.failure = ErrorShare(out.run, plan.core.max_error_ratio);
   return out;
 }
 
-StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::PrepareProgressFn& progress) {
+StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::PrepareProgressFn& progress,
+                                            const std::atomic<bool>* stop) {
   const backend::BackendInfo* info = backend::FindBackend(job.backend);
   if (!info) return UnknownBackend(job.backend);
   if (!(info->capabilities & backend::kCanPrepare))
@@ -99,8 +124,10 @@ StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::Prepa
   STOREBENCH_RETURN_IF_ERROR(CoreOptionTable().Apply(job.options, &core));
   backend::CommonOptions common;
   common.seed = core.seed;
+  common.stop = stop;
   auto b = info->create(job.backend_options, common);
   if (!b.ok()) return b.status();
+  STOREBENCH_RETURN_IF_ERROR(CheckDataDir(**b));
   backend::PrepareReport report;
   report.progress = progress;
   STOREBENCH_RETURN_IF_ERROR((*b)->Prepare(&report));

@@ -56,7 +56,9 @@ struct RunHooks {
 StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks);
 
 // `storebench prepare`: makes the job's backend data set; `progress` (may be
-// empty) hears how far it is.
-StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::PrepareProgressFn& progress = {});
+// empty) hears how far it is. `stop` (may be null) interrupts it:
+// Status::Interrupted, leaving a state the same prepare resumes.
+StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::PrepareProgressFn& progress = {},
+                                            const std::atomic<bool>* stop = nullptr);
 
 }  // namespace storebench::job

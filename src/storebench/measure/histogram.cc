@@ -31,7 +31,7 @@ Histogram::Histogram(HistogramOptions options) : options_(options) {
     ++buckets;
   }
   highest_trackable_ = smallest_untrackable == UINT64_MAX ? UINT64_MAX : smallest_untrackable - 1;
-  counts_.assign(static_cast<size_t>(buckets + 1) << sub_bucket_half_count_magnitude_, 0);
+  counts_.resize(static_cast<size_t>(buckets + 1) << sub_bucket_half_count_magnitude_);  // zero, untouched
 }
 
 uint64_t Histogram::ValueFromIndex(size_t index) const {

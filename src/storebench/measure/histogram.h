@@ -6,7 +6,7 @@
 // percentile lies within that relative error of an exact value of the data.
 // Values above `highest` are clamped to it and counted in saturated(), never
 // dropped. Record() is O(1) and never allocates; all memory is allocated by the
-// constructor.
+// constructor, as zero pages: only the buckets written cost memory.
 // Thread-safety: none. One writer at a time; the per-thread recorder
 // (recorder.h) is the way to record from many threads.
 #pragma once
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "storebench/base/status.h"
+#include "storebench/measure/zeroed_allocator.h"
 
 namespace storebench::measure {
 
@@ -118,7 +119,7 @@ class Histogram {
   int sub_bucket_half_count_magnitude_ = 0;
   uint64_t sub_bucket_mask_ = 0;  // sub_bucket_count - 1
   uint64_t highest_trackable_ = 0;
-  std::vector<uint64_t> counts_;
+  std::vector<uint64_t, ZeroedAllocator<uint64_t>> counts_;  // untouched buckets cost no memory
   uint64_t total_ = 0;
   uint64_t saturated_ = 0;
   uint64_t min_ = UINT64_MAX;

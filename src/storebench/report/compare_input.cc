@@ -1,6 +1,7 @@
 // Loading what `compare` compares: run documents, groups of repeats and
 // matrix directories (see compare.h).
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
@@ -210,6 +211,12 @@ StatusOr<RunRecord> LoadRun(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(fmt::format("{}: malformed run result: {}", path, e.what()));
   }
+  // A rate is never negative nor infinite; such a document was edited or broken, and would poison the statistics.
+  if (!(r.ops_per_sec >= 0) || !std::isfinite(r.ops_per_sec))
+    return Status::Corruption(fmt::format("{}: malformed run result: throughput.ops_per_sec is {}", path, r.ops_per_sec));
+  for (double rate : r.interval_ops_per_sec)
+    if (!(rate >= 0) || !std::isfinite(rate))
+      return Status::Corruption(fmt::format("{}: malformed run result: an interval's ops_per_sec is {}", path, rate));
   auto resp = HistogramBuckets(doc["latency"], "response", path + ": latency");
   if (!resp.ok()) return resp.status();
   auto serv = HistogramBuckets(doc["latency"], "service", path + ": latency");

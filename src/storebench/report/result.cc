@@ -1,5 +1,6 @@
 #include "storebench/report/result.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fmt/format.h>
@@ -56,7 +57,9 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
   const measure::Sample& total = *r.total;
   nlohmann::json doc;
   double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
+  const uint64_t ok_ops = total.ops() - std::min(total.ops(), total.errors());
   doc["throughput"] = {{"ops_per_sec", ops_per_sec},
+                       {"ok_ops_per_sec", r.elapsed_s > 0 ? static_cast<double>(ok_ops) / r.elapsed_s : 0},
                        {"bytes_per_sec", r.elapsed_s > 0 ? static_cast<double>(total.bytes()) / r.elapsed_s : 0}};
   std::vector<uint64_t> outcomes(r.layout.outcomes.size(), 0);
   for (const auto& k : total.kinds())
@@ -186,8 +189,12 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   const measure::Sample& total = *r.total;
   std::string s = fmt::format("== {} ==\n", title);
   double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
-  s += fmt::format("  {} ops in {:.2f} s: {:.0f} ops/s, {} errors{}{}\n", total.ops(), r.elapsed_s, ops_per_sec,
+  const double error_pct = total.ops() ? 100.0 * static_cast<double>(total.errors()) / static_cast<double>(total.ops()) : 0;
+  s += fmt::format("  {} ops in {:.2f} s: {:.0f} ops/s, {} errors{}{}{}\n", total.ops(), r.elapsed_s, ops_per_sec,
                    total.errors(),
+                   total.errors() ? fmt::format(" ({:.2f}% of ops; {:.0f} ok ops/s)", error_pct,
+                                                r.elapsed_s > 0 ? static_cast<double>(total.ops() - total.errors()) / r.elapsed_s : 0)
+                                  : "",
                    r.interrupted ? " (interrupted)" : (r.stopped_on_errors ? " (stopped: --max-errors reached)" : ""),
                    r.unfinished ? fmt::format(", {} unfinished", r.unfinished) : "");
   auto row = [](const char* name, const measure::Histogram& h) {

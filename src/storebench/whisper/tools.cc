@@ -4,8 +4,12 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -27,6 +31,7 @@ struct OptionSpec {
 struct Parsed {
   std::map<std::string, std::string> values;  // by OptionSpec::name; flags map to ""
   std::vector<std::string> args;
+  bool help = false;  // -h/--help was given: the help went to stdout, exit 0
   bool Has(const std::string& name) const { return values.count(name) != 0; }
   const std::string* Get(const std::string& name) const {
     auto it = values.find(name);
@@ -37,6 +42,8 @@ struct Parsed {
 struct Usage {
   std::ostream& err;
   std::string tool;
+  std::string synopsis;       // "Usage: storebench whisper create path …"
+  std::ostream* out = nullptr;  // where -h/--help prints
   int Fail(const std::string& message) const {
     err << tool << ": error: " << message << "\n";
     return 2;
@@ -56,6 +63,16 @@ bool ParseOptions(const std::vector<std::string>& words, const std::vector<Optio
     if (w == "--") {
       options_done = true;
       continue;
+    }
+    if (w == "-h" || w == "--help") {
+      if (usage.out) {
+        *usage.out << usage.synopsis << "\nOptions:\n  -h, --help  show this help and exit\n";
+        for (const OptionSpec& spec : specs)
+          *usage.out << "  " << (spec.alias.empty() ? "" : spec.alias + ", ") << spec.name
+                     << (spec.value_form.empty() ? "" : " " + spec.value_form) << "\n";
+      }
+      out.help = true;
+      return false;
     }
     std::string name = w, value;
     bool inline_value = false;
@@ -104,11 +121,28 @@ std::optional<int64_t> ParseInt(const std::string& s) {
   }
 }
 
-std::optional<double> ParseFloat(const std::string& s) {
-  StatusOr<double> v = ParseDouble(s, "value");
-  if (v.ok()) return *v;
-  if (s == "nan" || s == "inf" || s == "-inf") return std::strtod(s.c_str(), nullptr);
-  return std::nullopt;
+// float() of a string, as whisper-update and whisper-create's --xFilesFactor
+// take it: surrounding spaces, any case of nan/inf/infinity with a sign, and
+// a decimal out of double's range as inf or 0 (float('1e400') is inf).
+std::optional<double> ParseFloat(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\n\r\f\v");
+  if (first == std::string::npos) return std::nullopt;
+  const size_t last = text.find_last_not_of(" \t\n\r\f\v");
+  std::string s = text.substr(first, last - first + 1);
+  std::string lower;
+  for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool negative = lower[0] == '-';
+  const std::string bare = lower[0] == '-' || lower[0] == '+' ? lower.substr(1) : lower;
+  if (bare == "nan") return negative ? -std::nan("") : std::nan("");
+  if (bare == "inf" || bare == "infinity")
+    return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  // Digits, one point, one exponent: what float() reads and strtod would widen (hex, "nan(...)") is refused.
+  if (bare.empty() || bare.find_first_not_of("0123456789.e+-") != std::string::npos) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return v;  // ERANGE: ±inf or a value rounded toward 0, as Python gives
 }
 
 // --io exact|minimal|python (create, update, fetch): how the tool moves bytes;
@@ -135,7 +169,7 @@ int Error(std::ostream& err, const Status& st) {
 }
 
 int Create(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
-  Usage usage{err, "whisper create"};
+  Usage usage{err, "whisper create", "Usage: storebench whisper create [options] path timePerPoint:timeToStore [timePerPoint:timeToStore]*", &out};
   Parsed p;
   if (!ParseOptions(words,
                     {{"--xFilesFactor", "", "FLOAT between 0 and 1"},
@@ -146,7 +180,7 @@ int Create(const std::vector<std::string>& words, std::ostream& out, std::ostrea
                      {"--fallocate", "", ""},
                      kIoOption},
                     usage, p)) {
-    return 2;
+    return p.help ? 0 : 2;
   }
   IoOptions io;
   if (!ParseIo(p, usage, io)) return 2;
@@ -218,10 +252,11 @@ int Create(const std::vector<std::string>& words, std::ostream& out, std::ostrea
 }
 
 int Update(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
-  Usage usage{err, "whisper update"};
+  Usage usage{err, "whisper update", "Usage: storebench whisper update [options] path timestamp:value [timestamp:value]*", &out};
   Parsed p;
   IoOptions io;
-  if (!ParseOptions(words, {kIoOption}, usage, p) || !ParseIo(p, usage, io)) return 2;
+  if (!ParseOptions(words, {kIoOption}, usage, p)) return p.help ? 0 : 2;
+  if (!ParseIo(p, usage, io)) return 2;
   if (p.args.size() < 2) {
     out << "Usage: storebench whisper update [options] path timestamp:value [timestamp:value]*\n";
     return 1;
@@ -246,7 +281,7 @@ int Update(const std::vector<std::string>& words, std::ostream& out, std::ostrea
 }
 
 int Fetch(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
-  Usage usage{err, "whisper fetch"};
+  Usage usage{err, "whisper fetch", "Usage: storebench whisper fetch [options] path", &out};
   Parsed p;
   if (!ParseOptions(words,
                     {{"--from", "", "UNIX_TIME"},
@@ -257,7 +292,7 @@ int Fetch(const std::vector<std::string>& words, std::ostream& out, std::ostream
                      {"--drop", "", "nulls|zeroes|empty"},
                      kIoOption},
                     usage, p)) {
-    return 2;
+    return p.help ? 0 : 2;
   }
   IoOptions io;
   if (!ParseIo(p, usage, io)) return 2;
@@ -309,9 +344,9 @@ int Fetch(const std::vector<std::string>& words, std::ostream& out, std::ostream
 }
 
 int Info(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
-  Usage usage{err, "whisper info"};
+  Usage usage{err, "whisper info", "Usage: storebench whisper info [options] path [field]", &out};
   Parsed p;
-  if (!ParseOptions(words, {{"--json", "", ""}}, usage, p)) return 2;
+  if (!ParseOptions(words, {{"--json", "", ""}}, usage, p)) return p.help ? 0 : 2;
   if (p.args.empty()) {
     out << "Usage: storebench whisper info [options] path [field]\n";
     return 1;
@@ -336,9 +371,10 @@ int Info(const std::vector<std::string>& words, std::ostream& out, std::ostream&
 }
 
 int Dump(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
-  Usage usage{err, "whisper dump"};
+  Usage usage{err, "whisper dump", "Usage: storebench whisper dump [options] path", &out};
   Parsed p;
-  if (!ParseOptions(words, {{"--pretty", "", ""}, {"--time-format", "-t", "STRFTIME_FORMAT"}}, usage, p)) return 2;
+  if (!ParseOptions(words, {{"--pretty", "", ""}, {"--time-format", "-t", "STRFTIME_FORMAT"}}, usage, p))
+    return p.help ? 0 : 2;
   if (p.args.size() != 1) return usage.Fail("require one input file name");
   const std::string& path = p.args[0];
   struct stat st;

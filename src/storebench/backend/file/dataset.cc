@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 
 #include "storebench/backend/file/stamp.h"
+#include "storebench/backend/manifest_fields.h"
+#include "storebench/base/dir_lock.h"
 #include "storebench/base/units.h"
 #include "storebench/io/aligned_buffer.h"
 #include "storebench/io/fd.h"
@@ -35,26 +37,9 @@ std::string PrepareHint(const std::string& dir, uint64_t files, uint64_t file_si
 
 // The manifest of `dir`; NotFound when there is none.
 StatusOr<Dataset> ReadManifest(const std::string& dir) {
-  const std::string path = ManifestPath(dir);
-  std::ifstream in(path);
-  if (!in) {
-    if (errno == ENOENT) return Status::NotFound(fmt::format("open {}: no such file", path));
-    return ErrnoStatus("open", path, errno);
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("format", 0) != kFormat || !j.contains("files") ||
-      !j.contains("file_size") || !j.contains("seed")) {
-    return Status::Corruption(fmt::format("{}: not a storebench file-backend manifest (format {})", path, kFormat));
-  }
-  Dataset d;
-  d.dir = dir;
-  d.files = j["files"].get<uint64_t>();
-  d.file_size = j["file_size"].get<uint64_t>();
-  d.seed = j["seed"].get<uint64_t>();
-  for (uint64_t i = 0; i < d.files; ++i) d.paths.push_back(DataFilePath(dir, i));
-  return d;
+  auto j = ReadManifestFile(ManifestPath(dir));
+  if (!j.ok()) return j.status();
+  return ParseManifest(*j, dir);
 }
 
 // Writes the manifest atomically and durably (the data files were fsynced as they were written).
@@ -82,7 +67,8 @@ Status WriteError(const char* op, const std::string& path, int err, uint64_t nee
 }
 
 // Writes one stamped file; space is reserved first so ENOSPC comes at once.
-Status WriteFile(const Dataset& d, uint64_t i, io::AlignedBuffer& chunk, const PrepareProgressFn& progress) {
+Status WriteFile(const Dataset& d, uint64_t i, io::AlignedBuffer& chunk, const PrepareProgressFn& progress,
+                 const std::atomic<bool>* stop) {
   const std::string& path = d.paths[i];
   Fd f(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (f.fd < 0) return ErrnoStatus("create", path, errno);
@@ -91,6 +77,9 @@ Status WriteFile(const Dataset& d, uint64_t i, io::AlignedBuffer& chunk, const P
     if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) return WriteError("fallocate", path, rc, d.total_bytes());
   }
   for (uint64_t off = 0; off < d.file_size; off += kWriteChunk) {
+    if (stop && stop->load(std::memory_order_relaxed))
+      return Status::Interrupted(fmt::format("prepare interrupted in {}; run the same prepare again to finish it",
+                                             d.dir));
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kWriteChunk, d.file_size - off));
     for (size_t b = 0; b < n; b += kStampBlock) {
       StampBlock(d.seed, static_cast<uint32_t>(i), off + b, std::span<char, kStampBlock>(chunk.data() + b, kStampBlock));
@@ -115,17 +104,34 @@ std::string Dataset::Describe() const {
                      FormatBytes(static_cast<double>(total_bytes())));
 }
 
+StatusOr<Dataset> ParseManifest(const nlohmann::json& j, const std::string& dir) {
+  ManifestFields m(ManifestPath(dir), j);
+  Dataset d;
+  d.dir = dir;
+  m.Count("format", kFormat, kFormat);
+  d.files = m.Count("files", 1, kMaxFiles);
+  d.file_size = m.Count("file_size", kStampBlock, kMaxFileSize);
+  if (d.file_size % kStampBlock != 0) m.Fail("file_size", fmt::format("must be a multiple of {}", kStampBlock));
+  d.seed = m.Count("seed", 0, UINT64_MAX);
+  m.RequireComplete();
+  if (!m.status().ok()) return m.status();
+  for (uint64_t i = 0; i < d.files; ++i) d.paths.push_back(DataFilePath(dir, i));
+  return d;
+}
+
 std::string DataFilePath(const std::string& dir, uint64_t i) { return fmt::format("{}/data-{:05}.bin", dir, i); }
 
 StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_t file_size, uint64_t seed,
-                                 bool* created, const PrepareProgressFn& progress) {
+                                 bool* created, const PrepareProgressFn& progress, const std::atomic<bool>* stop) {
   *created = false;
-  if (files == 0 || files > 100000) return Status::InvalidArgument("--files: expected 1 to 100000");
+  if (files == 0 || files > kMaxFiles) return Status::InvalidArgument(fmt::format("--files: expected 1 to {}", kMaxFiles));
   if (file_size == 0 || file_size % kStampBlock != 0)
     return Status::InvalidArgument(fmt::format("--file-size: expected a positive multiple of {} bytes (e.g. 256M); "
                                                "got {}",
                                                kStampBlock, file_size));
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", dir, errno);
+  auto lock = DirLock::Acquire(dir, "--data");
+  if (!lock.ok()) return lock.status();
   StatusOr<Dataset> existing = ReadManifest(dir);
   if (existing.ok()) {
     if (existing->files == files && existing->file_size == file_size) return existing;
@@ -144,14 +150,22 @@ StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_
   for (uint64_t i = 0; i < files; ++i) d.paths.push_back(DataFilePath(dir, i));
   io::AlignedBuffer chunk(kWriteChunk, 4096);
   if (chunk.empty()) return Status::IOError("prepare: out of memory for the write buffer");
+  auto remove_files = [&d](uint64_t upto) {
+    for (uint64_t k = 0; k < upto; ++k) unlink(d.paths[k].c_str());
+  };
   for (uint64_t i = 0; i < files; ++i) {
-    Status st = WriteFile(d, i, chunk, progress);
+    Status st = WriteFile(d, i, chunk, progress, stop);
     if (!st.ok()) {
-      for (uint64_t k = 0; k <= i; ++k) unlink(d.paths[k].c_str());
+      // An interrupted prepare keeps what it wrote (without a manifest it cannot pass for complete, and a re-run
+      // rewrites it); a failed one removes it, to give the space back.
+      if (st.code() != Status::Code::kInterrupted) remove_files(i + 1);
       return st;
     }
   }
-  STOREBENCH_RETURN_IF_ERROR(WriteManifest(d));
+  if (Status st = WriteManifest(d); !st.ok()) {
+    remove_files(files);
+    return Status::IOError(fmt::format("{} (writing the manifest; the data files were removed)", st.message()));
+  }
   *created = true;
   return d;
 }

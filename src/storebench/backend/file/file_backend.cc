@@ -59,9 +59,14 @@ class FileBackend final : public Backend {
     if (o.data.empty()) return Status::InvalidArgument("--data: give the directory for the data set, e.g. --data /mnt/sb");
     bool created = false;
     auto d = PrepareDataset(o.data, o.files ? o.files : 4, o.file_size ? o.file_size : uint64_t{256} << 20,
-                            common_.seed, &created, report->progress);
+                            common_.seed, &created, report->progress, common_.stop);
     if (!d.ok()) return d.status();
-    *report = {d->Describe(), d->dir, created, "every 4 KiB block stamped; manifest written last", report->progress};
+    std::string description = d->Describe();
+    // The set is kept as it is (runs verify with the manifest's seed), but a different --seed is said.
+    if (!created && d->seed != common_.seed)
+      description += fmt::format(" — this set has another seed (made with --seed {}, not {}); kept as it is", d->seed,
+                                 common_.seed);
+    *report = {description, d->dir, created, "every 4 KiB block stamped; manifest written last", report->progress};
     return Status::Ok();
   }
 
@@ -119,6 +124,11 @@ class FileBackend final : public Backend {
     if (o.block_size > d.file_size) {
       return Status::InvalidArgument(fmt::format("--block-size {}: larger than the data set's files ({} bytes)",
                                                  o.block_size, d.file_size));
+    }
+    if (o.workload == Workload::kColumns && o.columns > d.files) {
+      return Status::InvalidArgument(fmt::format("--columns {}: the data set has {} files, one column each; give "
+                                                 "--columns {} or fewer, or prepare more --files",
+                                                 o.columns, d.files, d.files));
     }
     auto probe = io::CreateReadMethod(o.method, o.method_options);
     if (!probe.ok()) return Status::InvalidArgument(fmt::format("--method {}: {}", o.method, probe.status().message()));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "storebench/backend/manifest_fields.h"
 #include "storebench/workload/random.h"
 
 namespace storebench::backend::rocksdb_backend {
@@ -25,42 +26,54 @@ bool HasDatabase(const std::string& dir) {
   return ::stat((dir + "/CURRENT").c_str(), &st) == 0;
 }
 
+StatusOr<Manifest> ParseManifest(const nlohmann::json& j, const std::string& path) {
+  ManifestFields f(path, j);
+  Manifest m;
+  m.num = f.Count("num", 1, kMaxNum);
+  m.key_size = f.Count("key_size", 1, kMaxKeySize);
+  m.value_size = f.Count("value_size", 0, kMaxValueSize);
+  m.fill = f.Choice("fill", {"random", "seq"});
+  if (f.Has("seed")) m.seed = f.Count("seed", 0, UINT64_MAX);
+  if (f.Has("compression")) m.compression = f.Choice("compression", {"none", "snappy", "zlib", "bzip2", "lz4", "lz4hc",
+                                                                     "xpress", "zstd"});
+  // Manifests before "complete" was written were written last, so they are complete.
+  m.complete = !f.Has("complete") || f.Flag("complete");
+  if (!f.status().ok()) return f.status();
+  return m;
+}
+
 StatusOr<std::optional<Manifest>> ReadManifest(const std::string& dir) {
   std::string path = dir + "/" + kManifestName;
-  std::ifstream in(path);
-  if (!in) {
-    if (errno == ENOENT) return std::optional<Manifest>();
-    return ErrnoStatus("open", path, errno);
+  auto j = ReadManifestFile(path);
+  if (!j.ok()) {
+    if (j.status().code() == Status::Code::kNotFound) return std::optional<Manifest>();
+    return j.status();
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  auto j = nlohmann::json::parse(text.str(), nullptr, false);
-  Manifest m;
-  try {
-    m.num = j.at("num").get<uint64_t>();
-    m.key_size = j.at("key_size").get<uint64_t>();
-    m.value_size = j.at("value_size").get<uint64_t>();
-    m.fill = j.at("fill").get<std::string>();
-    m.seed = j.value("seed", uint64_t{0});
-    m.compression = j.value("compression", std::string());
-  } catch (const nlohmann::json::exception& e) {
-    return Status::Corruption(fmt::format("{}: not a storebench manifest ({}); remove it or prepare into an empty "
-                                          "directory",
-                                          path, e.what()));
-  }
-  return std::optional<Manifest>(m);
+  auto m = ParseManifest(*j, path);
+  if (!m.ok()) return m.status();
+  return std::optional<Manifest>(*m);
 }
 
 Status WriteManifest(const std::string& dir, const Manifest& m) {
   nlohmann::json j = {{"tool", "storebench"}, {"num", m.num},   {"key_size", m.key_size},
                       {"value_size", m.value_size}, {"fill", m.fill}, {"seed", m.seed},
-                      {"compression", m.compression}};
+                      {"compression", m.compression}, {"complete", m.complete}};
   std::string path = dir + "/" + kManifestName;
   return WriteFileAtomically(path, j.dump(1) + "\n");
 }
 
 Status ResolveShape(const std::optional<Manifest>& manifest, RocksdbConfig* c) {
-  if (!manifest) return Status::Ok();
+  if (!manifest) {
+    if (c->num.has_value()) return Status::Ok();
+    return Status::InvalidArgument(fmt::format(
+        "--data {}: the database there has no storebench manifest (db_bench's, or a prepare that did not finish); "
+        "give its shape with --num (and --key-size/--value-size unless db_bench's 16 and 100), or prepare it again",
+        c->data));
+  }
+  if (!manifest->complete)
+    return Status::Corruption(fmt::format("--data {}: the prepare that made it did not finish ({} says complete: "
+                                          "false); run the same prepare again to restart it",
+                                          c->data, kManifestName));
   auto check = [&](const char* flag, std::optional<uint64_t>* given, uint64_t prepared) -> Status {
     if (given->has_value() && **given != prepared)
       return Status::InvalidArgument(fmt::format(

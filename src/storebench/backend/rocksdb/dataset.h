@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,10 @@
 namespace storebench::backend::rocksdb_backend {
 
 inline constexpr const char* kManifestName = "storebench-manifest.json";
+// The ranges of --num, --key-size and --value-size, which a manifest must keep to.
+inline constexpr uint64_t kMaxNum = uint64_t{1} << 40;
+inline constexpr uint64_t kMaxKeySize = 1'000'000;
+inline constexpr uint64_t kMaxValueSize = uint64_t{1} << 30;
 
 struct Manifest {
   uint64_t num = 0;
@@ -26,11 +31,17 @@ struct Manifest {
   std::string fill;  // "random" | "seq"
   uint64_t seed = 0;
   std::string compression;
+  // False while a prepare is filling the DB: written before the fill and
+  // rewritten as true after it, so a killed prepare is recognised as one.
+  bool complete = true;
 
   // "--num N --key-size K --value-size V --fill F": how to prepare it again.
   std::string Flags() const;
 };
 
+// A manifest document (from `path`), every field checked for type and range;
+// Corruption names the file and the field.
+StatusOr<Manifest> ParseManifest(const nlohmann::json& manifest, const std::string& path);
 // The manifest of `dir`: nullopt when there is none; Corruption when unreadable.
 StatusOr<std::optional<Manifest>> ReadManifest(const std::string& dir);
 // Writes the manifest atomically (temporary file + rename).
@@ -40,7 +51,9 @@ Status WriteManifest(const std::string& dir, const Manifest& manifest);
 bool HasDatabase(const std::string& dir);
 
 // Fills config->num/key_size/value_size from `manifest` where unset; a given
-// flag that differs from the manifest is InvalidArgument naming both.
+// flag that differs from the manifest is InvalidArgument naming both. Without
+// a manifest (a DB db_bench filled) --num must be given; an incomplete
+// manifest (an unfinished prepare) is refused.
 Status ResolveShape(const std::optional<Manifest>& manifest, RocksdbConfig* config);
 
 // The value bytes db_bench writes: a 1 MiB ring (at least one value long) of

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "storebench/backend/rocksdb/dataset.h"
+#include "storebench/base/dir_lock.h"
 #include "storebench/base/units.h"
 #include "storebench/workload/db_bench_key.h"
 #include "storebench/workload/random.h"
@@ -69,7 +70,7 @@ void WaitForCompactions(rocksdb::DB* db, const PrepareProgressFn& progress) {
 
 }  // namespace
 
-Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report) {
+Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report, const std::atomic<bool>* stop) {
   if (config.data.empty()) return Status::InvalidArgument("--data: give the DB directory, e.g. --data ./db");
   Manifest want;
   want.num = config.num_or_default();
@@ -79,7 +80,25 @@ Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report) {
   want.seed = config.seed;
   want.compression = config.compression.empty() ? "snappy" : config.compression;
 
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(config.data, ec);  // for the lock; CheckDirectory reports a failure
+  }
+  auto lock = DirLock::Acquire(config.data, "--data");
+  if (!lock.ok()) return lock.status();
+  bool restart = false;
   if (HasDatabase(config.data)) {
+    auto have = ReadManifest(config.data);
+    if (!have.ok()) return have.status();
+    restart = have->has_value() && !(*have)->complete;
+  }
+  if (restart) {
+    // A prepare of ours that did not finish (interrupted or killed): start it again from nothing.
+    auto options = BuildRocksdbOptions(config);
+    if (!options.ok()) return options.status();
+    rocksdb::Status d = rocksdb::DestroyDB(config.data, *options);
+    if (!d.ok()) return WriteFailed(config.data, 0, want.num, d);
+  } else if (HasDatabase(config.data)) {
     auto have = ReadManifest(config.data);
     if (!have.ok()) return have.status();
     if (!have->has_value())
@@ -103,6 +122,10 @@ Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report) {
   auto options = BuildRocksdbOptions(config);
   if (!options.ok()) return options.status();
   options->create_if_missing = true;
+  // Until the fill is done the manifest says so: a run refuses the DB and the next prepare restarts it.
+  Manifest filling = want;
+  filling.complete = false;
+  STOREBENCH_RETURN_IF_ERROR(WriteManifest(config.data, filling));
   rocksdb::DB* raw_db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(*options, config.data, &raw_db);
   if (!s.ok()) return WriteFailed(config.data, 0, want.num, s);
@@ -122,6 +145,12 @@ Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report) {
     std::string_view v = values.Next(want.value_size, &cursor);
     batch.Put(key, rocksdb::Slice(v.data(), v.size()));
     if (batch.Count() >= static_cast<int>(kBatchKeys) || i + 1 == want.num) {
+      if (stop && stop->load(std::memory_order_relaxed)) {
+        db->Close();
+        return Status::Interrupted(fmt::format("prepare interrupted after {} of {} keys; {} is marked unfinished, "
+                                               "run the same prepare again to restart it",
+                                               i + 1 - static_cast<uint64_t>(batch.Count()), want.num, config.data));
+      }
       s = db->Write(write, &batch);
       if (!s.ok()) return WriteFailed(config.data, i + 1 - static_cast<uint64_t>(batch.Count()), want.num, s);
       batch.Clear();

@@ -1,6 +1,7 @@
 // `storebench prepare --backend rocksdb`: fillrandom / fillseq into --data.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ namespace storebench::backend::rocksdb_backend {
 // start from a settled LSM tree. `report` says what was done.
 // Errors: InvalidArgument for another data set in the directory, IOError with
 // the cause (read-only, no space) when writing fails.
-Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report);
+// Holds DIR/.storebench.lock while it writes. The manifest is written first
+// with "complete": false and rewritten as complete after the fill, so a
+// prepare interrupted (`stop`, checked between 1000-key batches: Interrupted)
+// or killed leaves a DB that runs refuse and the next prepare restarts.
+Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace storebench::backend::rocksdb_backend

@@ -30,14 +30,16 @@ constexpr std::pair<rocksdb::Histograms, const char*> kHistograms[] = {
 
 class RocksdbBackend final : public Backend {
  public:
-  explicit RocksdbBackend(RocksdbConfig config) { state_.config = std::move(config); }
+  RocksdbBackend(RocksdbConfig config, const std::atomic<bool>* stop) : stop_(stop) {
+    state_.config = std::move(config);
+  }
   ~RocksdbBackend() override {
     if (db_) db_->Close();
   }
 
   uint32_t capabilities() const override { return kCanPrepare | kNeedsData; }
 
-  Status Prepare(PrepareReport* report) override { return PrepareDataSet(state_.config, report); }
+  Status Prepare(PrepareReport* report) override { return PrepareDataSet(state_.config, report, stop_); }
 
   std::vector<std::string> DataPaths() const override { return data_paths_; }
   std::string DataDir() const override { return state_.config.data; }
@@ -221,6 +223,7 @@ class RocksdbBackend final : public Backend {
   // Written by the reporter thread in IntervalFigures(), read after the run.
   uint64_t prev_stall_micros_ = 0;
   std::atomic<uint64_t> intervals_{0}, intervals_stopped_{0}, intervals_delayed_{0};
+  const std::atomic<bool>* stop_ = nullptr;  // interrupts Prepare()
 };
 
 }  // namespace
@@ -231,7 +234,7 @@ BackendInfo RocksdbBackendInfo() {
       kCanPrepare | kNeedsData, RocksdbOptionTable(),
       [](RocksdbConfig c, const CommonOptions& common) -> StatusOr<std::unique_ptr<Backend>> {
         c.seed = common.seed;
-        return std::unique_ptr<Backend>(new RocksdbBackend(std::move(c)));
+        return std::unique_ptr<Backend>(new RocksdbBackend(std::move(c), common.stop));
       });
 }
 

@@ -255,8 +255,13 @@ TEST_F(Rocksdb, ReadsADatabaseDbBenchFilled) {
   EXPECT_NEAR(ours, exact, 0.025);
   EXPECT_NEAR(ours, db_bench_ratio, 0.025);
 
-  // Without the flags storebench assumes db_bench's default 16-byte keys and says why it cannot.
-  Shell wrong = Storebench("run --backend rocksdb --quiet --data " + db.string() + " --ops 10");
+  // Without a manifest the shape must be given: --num at least.
+  Shell unknown = Storebench("run --backend rocksdb --quiet --data " + db.string() + " --ops 10");
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("no storebench manifest"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("--num"), std::string::npos) << unknown.out;
+  // With --num alone storebench assumes db_bench's default 16-byte keys and says why it cannot.
+  Shell wrong = Storebench("run --backend rocksdb --quiet --data " + db.string() + " --num 1000 --ops 10");
   EXPECT_EQ(wrong.code, 2) << wrong.out;
   EXPECT_NE(wrong.out.find("are 20 bytes long"), std::string::npos) << wrong.out;
   EXPECT_NE(wrong.out.find("pass --key-size 20"), std::string::npos) << wrong.out;

@@ -99,6 +99,7 @@ OpTotals RunAccounting::All() const {
 void RunAccounting::Figures(const Dataset& dataset, const WhisperOptions& o, MetricSet* out) const {
   std::lock_guard<std::mutex> lock(mu_);
   const OpTotals all = All();
+  if (!first_error_.ok()) out->Text({"first_error"}, first_error_.message());
   out->Counter({"io", "ops"}, all.ops, Unit::kOps);
   out->Counter({"io", "requested_bytes"}, all.requested_read_bytes, Unit::kBytes);
   out->Counter({"io", "transferred_bytes"}, all.io.bytes_read, Unit::kBytes);

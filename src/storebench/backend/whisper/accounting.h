@@ -48,7 +48,7 @@ class RunAccounting {
  public:
   // Resets the totals.
   void Begin(const Dataset& dataset);
-  // Returns the first failure a worker reported (it fails the run).
+  // Returns the first failure a worker reported; Figures() shows it as first_error.
   Status End();
   void AddWorker(const WorkerTotals& totals);
 

@@ -3,6 +3,7 @@
 #include "storebench/base/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,9 +11,12 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "storebench/backend/manifest_fields.h"
+#include "storebench/base/dir_lock.h"
 #include "storebench/base/units.h"
 #include "storebench/whisper/whisper.h"
 #include "storebench/workload/random.h"
@@ -58,6 +62,12 @@ StatusOr<Dataset> Wanted(const WhisperOptions& o) {
   if (!archives.ok()) return Status::InvalidArgument("--retention: " + archives.status().message());
   STOREBENCH_RETURN_IF_ERROR(whisper::ValidateArchiveList(*archives));
   d.archives = std::move(*archives);
+  uint64_t bytes = whisper::kMetadataSize + whisper::kArchiveInfoSize * d.archives.size();
+  for (const whisper::ArchiveSpec& a : d.archives) bytes += uint64_t{a.points} * whisper::kPointSize;
+  if (bytes > UINT32_MAX)
+    return Status::InvalidArgument(fmt::format("--retention: a metric file of {} would take {}, beyond whisper's "
+                                               "32-bit offsets (4 GiB); give fewer points",
+                                               d.Retention(), FormatBytes(static_cast<double>(bytes))));
   d.aggregation = o.aggregation;
   d.x_files_factor = static_cast<float>(o.x_files_factor);  // as the file stores it
   d.sparse = o.sparse;
@@ -65,34 +75,25 @@ StatusOr<Dataset> Wanted(const WhisperOptions& o) {
 }
 
 StatusOr<Dataset> ReadManifest(const std::string& dir) {
-  const std::string path = ManifestPath(dir);
-  std::ifstream in(path);
-  if (!in) {
-    return errno == ENOENT ? Status::NotFound("open " + path + ": no such file") : ErrnoStatus("open", path, errno);
+  auto j = ReadManifestFile(ManifestPath(dir));
+  if (!j.ok()) return j.status();
+  return ParseManifest(*j, dir);
+}
+
+// The free space of `dir`, or of its nearest existing parent; nullopt when unknown.
+std::optional<uint64_t> FreeBytes(std::string dir) {
+  for (;;) {
+    struct statvfs vfs {};
+    if (::statvfs(dir.c_str(), &vfs) == 0) return static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    auto slash = dir.find_last_of('/');
+    if (slash == std::string::npos) dir = ".";
+    else if (slash == 0) dir = "/";
+    else dir.resize(slash);
+    if (dir == "/" || dir == ".") {
+      if (::statvfs(dir.c_str(), &vfs) == 0) return static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+      return std::nullopt;
+    }
   }
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  Dataset d;
-  d.dir = dir;
-  try {
-    if (j.is_discarded() || j.value("format", 0) != kFormat || !j.value("complete", false))
-      throw std::runtime_error("format");
-    d.metrics = j.at("metrics").get<uint64_t>();
-    for (const auto& a : j.at("archives")) d.archives.push_back({a.at(0).get<uint32_t>(), a.at(1).get<uint32_t>()});
-    auto method = whisper::ParseAggregation(j.at("aggregation").get<std::string>());
-    if (!method.ok()) throw std::runtime_error("aggregation");
-    d.aggregation = *method;
-    d.x_files_factor = j.at("xff").get<double>();
-    d.sparse = j.at("sparse").get<bool>();
-    d.start = j.at("start").get<int64_t>();
-  } catch (const std::exception&) {
-    return Status::Corruption(fmt::format("{}: not a storebench whisper manifest (format {}); prepare the data set "
-                                          "again in an empty directory",
-                                          path, kFormat));
-  }
-  if (d.metrics == 0 || !whisper::ValidateArchiveList(d.archives).ok())
-    return Status::Corruption(fmt::format("{}: the manifest's metrics or archives are invalid", path));
-  FillPaths(d);
-  return d;
 }
 
 Status WriteManifest(const Dataset& d) {
@@ -126,16 +127,16 @@ Status AgeFile(const Dataset& d, const whisper::Header& h, uint64_t metric) {
   return (*f)->Close();
 }
 
-// Makes metric file `i`, or keeps it when an earlier, interrupted prepare made it with the right header.
+// Makes metric file `i`, or keeps it when an earlier, interrupted prepare made it with the right header and
+// size. Without a manifest the tree is an unfinished prepare's (killed at any moment), so a file that does not
+// match — another schema, cut short, a torn header — is made again.
 Status MakeFile(const Dataset& d, const whisper::Header& want, uint64_t i) {
   const std::string& path = d.paths[i];
-  if (access(path.c_str(), F_OK) == 0) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
     auto h = whisper::Info(path);
-    if (h.ok() && *h == want) return AgeFile(d, want, i);
-    return Status::InvalidArgument(fmt::format("prepare {}: the file exists with another header ({}); remove the "
-                                               "partial data set in {} first",
-                                               path, h.ok() ? "different archives or settings" : h.status().message(),
-                                               d.dir));
+    if (h.ok() && *h == want && static_cast<uint64_t>(st.st_size) == d.file_bytes) return AgeFile(d, want, i);
+    if (::unlink(path.c_str()) != 0) return ErrnoStatus("unlink", path, errno);
   }
   whisper::CreateOptions co;
   co.aggregation = d.aggregation;
@@ -176,15 +177,47 @@ std::string MetricPath(const std::string& dir, uint64_t i) {
   return fmt::format("{}/servers/host-{:04}/cpu/metric-{:07}.wsp", dir, i / kMetricsPerDir, i);
 }
 
+StatusOr<Dataset> ParseManifest(const nlohmann::json& j, const std::string& dir) {
+  ManifestFields m(ManifestPath(dir), j);
+  Dataset d;
+  d.dir = dir;
+  m.Count("format", kFormat, kFormat);
+  d.metrics = m.Count("metrics", 1, kMaxMetrics);
+  for (const auto& [spp, points] : m.Pairs("archives", UINT32_MAX, whisper::kMaxArchives))
+    d.archives.push_back({static_cast<uint32_t>(spp), static_cast<uint32_t>(points)});
+  auto method = whisper::ParseAggregation(m.Choice("aggregation", {"average", "sum", "last", "max", "min", "avg_zero",
+                                                                   "absmax", "absmin"}));
+  if (method.ok()) d.aggregation = *method;
+  d.x_files_factor = m.Number("xff", 0, 1);
+  d.sparse = m.Flag("sparse");
+  d.start = m.Integer("start", 0, UINT32_MAX);
+  m.RequireComplete();
+  if (m.status().ok() && !whisper::ValidateArchiveList(d.archives).ok())
+    m.Fail("archives", "is not a valid whisper archive list");
+  if (!m.status().ok()) return m.status();
+  FillPaths(d);
+  return d;
+}
+
 StatusOr<Dataset> PrepareDataset(const WhisperOptions& o, uint64_t seed, bool* created,
-                                 const PrepareProgressFn& progress) {
+                                 const PrepareProgressFn& progress, const std::atomic<bool>* stop) {
   (void)seed;  // the files depend on the metric ids only, so any seed reuses a set
   *created = false;
   if (o.data.empty())
     return Status::InvalidArgument("--data: give the directory for the data set, e.g. --data /mnt/sb/whisper");
   auto want = Wanted(o);
   if (!want.ok()) return want.status();
+  FillPaths(*want);
+  if (std::optional<uint64_t> free = FreeBytes(o.data); !want->sparse && free && *free < want->total_bytes() &&
+                                                         !ReadManifest(o.data).ok())
+    return Status::IOError(fmt::format("prepare: the data set needs {} ({} metrics of {}) and {} has {} free; "
+                                       "nothing was written. Free space, choose another --data, or use --sparse",
+                                       FormatBytes(static_cast<double>(want->total_bytes())), want->metrics,
+                                       FormatBytes(static_cast<double>(want->file_bytes)), o.data,
+                                       FormatBytes(static_cast<double>(*free))));
   if (mkdir(o.data.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", o.data, errno);
+  auto lock = DirLock::Acquire(o.data, "--data");
+  if (!lock.ok()) return lock.status();
   StatusOr<Dataset> existing = ReadManifest(o.data);
   if (existing.ok()) {
     if (SameSettings(*existing, *want)) return existing;
@@ -197,9 +230,12 @@ StatusOr<Dataset> PrepareDataset(const WhisperOptions& o, uint64_t seed, bool* c
   if (existing.status().code() != Status::Code::kNotFound) return existing.status();
 
   Dataset d = std::move(*want);
-  FillPaths(d);
   const whisper::Header header = ExpectedHeader(d);
   for (uint64_t i = 0; i < d.metrics; ++i) {
+    if (stop && stop->load(std::memory_order_relaxed))
+      return Status::Interrupted(fmt::format("prepare interrupted after {} of {} metric files; run the same prepare "
+                                             "again to resume it",
+                                             i, d.metrics));
     if (i % kMetricsPerDir == 0) STOREBENCH_RETURN_IF_ERROR(MakeDirs(d.paths[i]));
     Status st = MakeFile(d, header, i);
     if (!st.ok()) {

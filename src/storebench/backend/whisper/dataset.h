@@ -13,7 +13,9 @@
 // Thread-safety: a Dataset is immutable once made and may be read from any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,7 @@ inline constexpr uint64_t kMetricsPerDir = 256;
 // The simulated clock of every run starts here (2020-09-13T12:26:40Z), never
 // at the wall clock, so that runs and their files are reproducible.
 inline constexpr int64_t kStartTime = 1'600'000'000;
+inline constexpr uint64_t kMaxMetrics = 100'000'000;  // as --metrics
 
 struct Dataset {
   std::string dir;
@@ -51,12 +54,21 @@ struct Dataset {
 // The path of metric `i` in a data set in `dir`.
 std::string MetricPath(const std::string& dir, uint64_t i);
 
+// The data set a manifest document of `dir` describes; every field checked
+// for type and range (a bad one is Corruption naming the manifest and field).
+StatusOr<Dataset> ParseManifest(const nlohmann::json& manifest, const std::string& dir);
+
 // Makes the data set the options describe, or does nothing when `dir` already
 // holds a matching one (`*created` tells which). Refuses a different existing
-// set with the remedy; on a write error (ENOSPC included) reports the file and cause.
+// set with the remedy, and a set larger than the free space before writing
+// anything; on a write error (ENOSPC included) reports the file and cause.
+// Holds DIR/.storebench.lock while it writes; `stop` (may be null) ends it
+// between files with Interrupted. Whatever ended it (a stop, an error, a
+// SIGKILL), the same prepare again resumes: files that match are kept, the
+// others made again.
 // `progress` (may be empty) hears of the metrics made after each file.
 StatusOr<Dataset> PrepareDataset(const WhisperOptions& options, uint64_t seed, bool* created,
-                                 const PrepareProgressFn& progress = {});
+                                 const PrepareProgressFn& progress = {}, const std::atomic<bool>* stop = nullptr);
 
 // Opens the set in options.data, checking it against the options that were
 // given (metrics, retention, aggregation, xff) and that every file is there at

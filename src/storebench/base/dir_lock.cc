@@ -1,0 +1,45 @@
+#include "storebench/base/dir_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fmt/format.h>
+
+namespace storebench {
+
+StatusOr<DirLock> DirLock::Acquire(const std::string& dir, std::string_view flag) {
+  const std::string path = dir + "/" + kDirLockName;
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Where no lock file can be made nothing else can be written either: the
+  // writer's own error names the cause better than the lock's would.
+  if (fd < 0 && (errno == EROFS || errno == EACCES || errno == ENOENT || errno == ENOTDIR)) return DirLock();
+  if (fd < 0) return ErrnoStatus("open", path, errno);
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+      return Status::IOError(fmt::format("{} {}: another storebench process is writing there (it holds {}); wait for "
+                                         "it to finish or choose another directory",
+                                         flag, dir, path));
+    return ErrnoStatus("flock", path, err);
+  }
+  return DirLock(fd);
+}
+
+DirLock& DirLock::operator=(DirLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+DirLock::~DirLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace storebench
