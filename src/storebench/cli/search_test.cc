@@ -169,7 +169,8 @@ TEST_F(Search, AnInterruptedSearchResumesWithoutRepeatingStoredSteps) {
   Outcome third = Run(cmd);
   ASSERT_EQ(third.code, 0) << third.err;
   EXPECT_EQ(Doc()["answer"], answer);
-  for (const auto& s : Doc()["steps"]) EXPECT_TRUE(s["stored"].get<bool>());
+  const nlohmann::json doc = Doc();  // kept alive: the loop below iterates into it
+  for (const auto& s : doc["steps"]) EXPECT_TRUE(s["stored"].get<bool>());
   EXPECT_TRUE(Doc()["capacity"]["stored"].get<bool>());
 }
 
