@@ -40,13 +40,15 @@ const uint64_t kPage = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 
 enum class Probe { kOk, kUnsupported, kUntruthful };
 
-Probe TryCachestat(int fd, Residency& r) {
+// A file's last page is resident whole; its bytes beyond the end of the file
+// are not the file's, so residency never exceeds the file's size.
+Probe TryCachestat(int fd, uint64_t size, Residency& r) {
   CachestatRange range{0, 0};
   Cachestat cs{};
   if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0) {
     return errno == EPERM ? Probe::kUntruthful : Probe::kUnsupported;
   }
-  r.resident_bytes += cs.nr_cache * kPage;
+  r.resident_bytes += std::min<uint64_t>(cs.nr_cache * kPage, size);
   r.dirty_bytes += cs.nr_dirty * kPage;
   return Probe::kOk;
 }
@@ -64,7 +66,9 @@ Status Mincore(int fd, uint64_t size, const std::string& path, Residency& r) {
     const int err = errno;
     munmap(p, len);
     if (rc != 0) return ErrnoStatus("mincore", path, err);
-    for (unsigned char v : vec) r.resident_bytes += (v & 1) * kPage;
+    uint64_t resident = 0;
+    for (unsigned char v : vec) resident += (v & 1) * kPage;
+    r.resident_bytes += std::min(resident, len);  // the window's last page counts up to the file's end
   }
   return Status::Ok();
 }
@@ -102,7 +106,7 @@ StatusOr<Residency> MeasureResidency(std::span<const std::string> paths, const R
     r.file_bytes += size;
     if (size == 0) continue;
     if (cachestat_works) {
-      const Probe p = TryCachestat(f.fd, r);
+      const Probe p = TryCachestat(f.fd, size, r);
       if (p == Probe::kOk) {
         r.known_bytes += size;
         r.source = ResidencySource::kCachestat;
