@@ -29,6 +29,27 @@ class Loop {
     // Every worker starts at the common start instant, so no op runs before the
     // measured window (or the warm-up) begins.
     while (clock_.NowNs() < tm.start_ns && !Stopping()) Wait(tm.start_ns);
+    if (!a_.source && a_.queue_depth == 1) {
+      RunClosedDepth1();
+    } else {
+      RunGeneral();
+    }
+    const uint64_t deadline = clock_.NowNs() + tm.drain_timeout_ns;
+    while (inflight_ && clock_.NowNs() < deadline) Reap(1);
+    a_.progress->unfinished.store(inflight_, std::memory_order_relaxed);
+    if (measuring_) {
+      const ThreadSched end = OwnThreadSched();
+      a_.progress->runqueue_wait_ns.store(end.runqueue_wait_ns - sched_at_start_.runqueue_wait_ns,
+                                          std::memory_order_relaxed);
+      a_.progress->involuntary_switches.store(end.involuntary_switches - sched_at_start_.involuntary_switches,
+                                              std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  // Arrivals (open loop) or back to back (closed loop), up to queue_depth in flight.
+  void RunGeneral() {
+    const Timing& tm = *a_.timing;
     ArrivalSource* src = a_.source;
     uint64_t next_rel = src ? src->Peek() : 0;
     bool held = false;  // an arrival claimed but not started (the backend was busy)
@@ -107,19 +128,40 @@ class Loop {
                                        stop_at - tm.start_ns);
       a_.progress->unstarted.store(unstarted, std::memory_order_relaxed);
     }
-    uint64_t deadline = clock_.NowNs() + tm.drain_timeout_ns;
-    while (inflight_ && clock_.NowNs() < deadline) Reap(1);
-    a_.progress->unfinished.store(inflight_, std::memory_order_relaxed);
-    if (measuring_) {
-      const ThreadSched end = OwnThreadSched();
-      a_.progress->runqueue_wait_ns.store(end.runqueue_wait_ns - sched_at_start_.runqueue_wait_ns,
-                                          std::memory_order_relaxed);
-      a_.progress->involuntary_switches.store(end.involuntary_switches - sched_at_start_.involuntary_switches,
-                                              std::memory_order_relaxed);
+  }
+
+  // The closed loop at depth 1, a read-method benchmark's usual shape: the
+  // general loop without arrivals, held ops or a free list, with what does not
+  // change during the run read once. Same records and stop conditions.
+  void RunClosedDepth1() {
+    const Timing& tm = *a_.timing;
+    const std::atomic<bool>& stop = *a_.stop;
+    const std::atomic<bool>& halt = a_.halt ? *a_.halt : *a_.stop;
+    const uint64_t end_ns = tm.end_ns;
+    const uint64_t limit = a_.ops_limit ? a_.ops_limit : UINT64_MAX;
+    backend::Worker& worker = *a_.worker;
+    while (!stop.load(std::memory_order_relaxed) && !halt.load(std::memory_order_relaxed)) {
+      if (inflight_) [[unlikely]] {  // the backend queued the previous op
+        Reap(1);
+        continue;
+      }
+      const uint64_t now = clock_.NowNs();
+      if (now >= end_ns || counted_ >= limit) break;
+      if (!measuring_ && now >= tm.measure_start_ns) [[unlikely]] StartMeasuring();
+      backend::Completion c;
+      const backend::SubmitResult r = worker.Submit(0, &c);
+      if (r == backend::SubmitResult::kCompleted) [[likely]] {
+        Record(c, now, now, clock_.NowNs());
+      } else if (r == backend::SubmitResult::kQueued) {
+        slots_[0] = {now, now};
+        free_.pop_back();  // Reap gives tag 0 back
+        ++inflight_;
+      } else {
+        Reap(1);  // busy: not started, tried again
+      }
     }
   }
 
- private:
   struct Slot {
     uint64_t intended_ns;
     uint64_t start_ns;
@@ -157,7 +199,7 @@ class Loop {
                                         std::memory_order_relaxed);
   }
 
-  void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
+  [[gnu::always_inline]] void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
     // An op belongs to the warm-up when it was due before the measured window
     // opened, wherever it ended: the same line Worker::MeasureStarted() draws.
     if (intended < a_.timing->measure_start_ns) {

@@ -24,7 +24,9 @@ namespace {
 class BufferedReadMethod final : public ReadMethod {
  public:
   explicit BufferedReadMethod(const MethodOptions& o)
-      : ReadMethod(kBufferedReadInfo.name, kBufferedReadInfo.capabilities, o) {}
+      : ReadMethod(kBufferedReadInfo.name, kBufferedReadInfo.capabilities, o) {
+    set_plain_read(&PlainRead);
+  }
 
  protected:
   Status OnOpen(int /*index*/) override {
@@ -34,23 +36,33 @@ class BufferedReadMethod final : public ReadMethod {
   }
 
   StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
-    const auto i = static_cast<size_t>(req.file);
+    const ReadOutcome r = PlainRead(*this, req.file, req.buf, req.length, req.offset);
+    *done = MakeCompletion(req, r.bytes, r.error);
+    return SubmitResult::kCompleted;
+  }
+
+ private:
+  static ReadOutcome PlainRead(ReadMethod& self, int file, char* buf, size_t length, uint64_t offset) {
+    return static_cast<BufferedReadMethod&>(self).ReadAt(static_cast<size_t>(file), buf, length, offset);
+  }
+
+  ReadOutcome ReadAt(size_t i, char* buf, size_t length, uint64_t offset) {
     State& s = state_[i];
-    Seek(s, req.offset);
+    Seek(s, offset);
     size_t written = 0;
     int error = 0;
-    const size_t from_buffer = std::min(req.length, s.valid - s.cursor);
-    if (from_buffer > 0) std::memcpy(req.buf, s.buffer.data() + s.cursor, from_buffer);
+    const size_t from_buffer = std::min(length, s.valid - s.cursor);
+    if (from_buffer > 0) std::memcpy(buf, s.buffer.data() + s.cursor, from_buffer);
     s.cursor += from_buffer;
     written += from_buffer;
     const size_t bs = s.buffer.size();
-    while (written < req.length && error == 0) {
-      const size_t remaining = req.length - written;
+    while (written < length && error == 0) {
+      const size_t remaining = length - written;
       ssize_t n;
       if (bs == 0 || remaining > bs) {
         // Whole buffer multiples bypass the buffer, exactly like BufferedReader.
         const size_t chunk = bs == 0 ? remaining : remaining - remaining % bs;
-        n = RawRead(s, files_[i], req.buf + written, chunk);
+        n = RawRead(s, files_[i], buf + written, chunk);
         if (n > 0) written += static_cast<size_t>(n);
       } else {
         n = RawRead(s, files_[i], s.buffer.data(), bs);
@@ -58,7 +70,7 @@ class BufferedReadMethod final : public ReadMethod {
           s.buffer_start = s.raw_pos - static_cast<uint64_t>(n);
           s.valid = static_cast<size_t>(n);
           const size_t take = std::min(remaining, s.valid);
-          std::memcpy(req.buf + written, s.buffer.data(), take);
+          std::memcpy(buf + written, s.buffer.data(), take);
           s.cursor = take;
           written += take;
         }
@@ -66,11 +78,9 @@ class BufferedReadMethod final : public ReadMethod {
       if (n < 0) error = errno;
       if (n == 0) break;  // end of file
     }
-    *done = MakeCompletion(req, written, error);
-    return SubmitResult::kCompleted;
+    return {written, error};
   }
 
- private:
   struct State {
     std::vector<char> buffer;
     uint64_t buffer_start = 0;  // file offset of buffer[0]

@@ -12,6 +12,7 @@
 #include <liburing.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -62,6 +63,10 @@ class IoUringMethod final : public ReadMethod {
       return Status::NotSupported(st.message());
     }
     ring_ready_ = true;
+    // With nothing in flight a read can be one io_uring_enter that submits and
+    // waits (what a depth-1 loop does); with SQPOLL submission is the kernel
+    // thread's, so those reads keep the general path.
+    if (!options().sqpoll) set_plain_read(&PlainRead);
     slots_.resize(depth);
     free_slots_.reserve(depth);
     for (unsigned i = depth; i-- > 0;) free_slots_.push_back(i);
@@ -162,6 +167,58 @@ class IoUringMethod final : public ReadMethod {
     ReadRequest req;
     size_t done = 0;
   };
+
+  // One read with nothing else in flight (ReadMethod::PlainReads): the ring is
+  // this read's alone, so each SQE is submitted and waited for by one
+  // io_uring_enter and the only CQE is its own. Short reads and -EAGAIN/-EINTR
+  // continue as in DoReap.
+  static ReadOutcome PlainRead(ReadMethod& self, int file, char* buf, size_t length, uint64_t offset) {
+    auto& m = static_cast<IoUringMethod&>(self);
+    const OpenedFile& f = m.files_[static_cast<size_t>(file)];
+    const bool fixed_file = m.options().register_files;
+    ReadOutcome out;
+    while (out.bytes < length) {
+      io_uring_sqe* sqe = io_uring_get_sqe(&m.ring_);  // never null: the ring is empty
+      io_uring_prep_read(sqe, fixed_file ? file : f.fd, buf + out.bytes, static_cast<unsigned>(length - out.bytes),
+                         offset + out.bytes);
+      if (fixed_file) sqe->flags |= IOSQE_FIXED_FILE;
+      io_uring_sqe_set_data64(sqe, UINT64_MAX);
+      int rc;
+      do {  // -EINTR/-EAGAIN: nothing was submitted, the SQE is still queued
+        m.counters_.Count(Syscall::kIoUringEnter);
+        rc = io_uring_submit_and_wait(&m.ring_, 1);
+      } while (rc == -EINTR || rc == -EAGAIN);
+      if (rc < 0) {
+        out.error = -rc;
+        return out;
+      }
+      io_uring_cqe* cqe = nullptr;
+      while ((rc = io_uring_peek_cqe(&m.ring_, &cqe)) == -EAGAIN) {  // submitted, the wait was interrupted
+        m.counters_.Count(Syscall::kIoUringEnter);
+        if ((rc = io_uring_wait_cqe(&m.ring_, &cqe)) != -EINTR) break;
+      }
+      if (rc < 0) {
+        out.error = -rc;
+        return out;
+      }
+      const int res = cqe->res;
+      io_uring_cqe_seen(&m.ring_, cqe);
+      if (res == -EAGAIN || res == -EINTR) {
+        m.counters_.resubmissions++;
+        continue;
+      }
+      if (res < 0) {
+        out.error = -res;
+        return out;
+      }
+      if (res == 0) return out;  // end of file
+      m.counters_.bytes_transferred += static_cast<uint64_t>(res);
+      out.bytes += static_cast<size_t>(res);
+      if (out.bytes < length && (offset + out.bytes) % f.alignment.offset != 0) return out;
+      if (out.bytes < length) m.counters_.resubmissions++;
+    }
+    return out;
+  }
 
   // Fills one SQE for the unread part of slot `s`; false when the SQ is full.
   bool Prepare(unsigned s) {

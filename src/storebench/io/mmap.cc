@@ -31,7 +31,9 @@ int AdviceFor(Madvise m) {
 
 class MmapMethod final : public ReadMethod {
  public:
-  explicit MmapMethod(const MethodOptions& o) : ReadMethod(kMmapInfo.name, kMmapInfo.capabilities, o) {}
+  explicit MmapMethod(const MethodOptions& o) : ReadMethod(kMmapInfo.name, kMmapInfo.capabilities, o) {
+    set_plain_read(&PlainRead);
+  }
   ~MmapMethod() override {
     for (size_t i = 0; i < maps_.size(); ++i) {
       if (maps_[i] != nullptr) munmap(maps_[i], files_[i].size);
@@ -60,16 +62,22 @@ class MmapMethod final : public ReadMethod {
   }
 
   StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
-    const auto i = static_cast<size_t>(req.file);
-    const uint64_t size = files_[i].size;
-    const size_t n = req.offset >= size ? 0 : static_cast<size_t>(std::min<uint64_t>(req.length, size - req.offset));
-    if (n > 0) std::memcpy(req.buf, maps_[i] + req.offset, n);
-    *done = MakeCompletion(req, n, 0);
+    const ReadOutcome r = PlainRead(*this, req.file, req.buf, req.length, req.offset);
+    *done = MakeCompletion(req, r.bytes, r.error);
     return SubmitResult::kCompleted;
   }
   std::string_view ReadOpName() const override { return "memcpy from mmap"; }
 
  private:
+  static ReadOutcome PlainRead(ReadMethod& self, int file, char* buf, size_t length, uint64_t offset) {
+    auto& m = static_cast<MmapMethod&>(self);
+    const auto i = static_cast<size_t>(file);
+    const uint64_t size = m.files_[i].size;
+    const size_t n = offset >= size ? 0 : static_cast<size_t>(std::min<uint64_t>(length, size - offset));
+    if (n > 0) std::memcpy(buf, m.maps_[i] + offset, n);
+    return {n, 0};
+  }
+
   std::vector<char*> maps_;
 };
 

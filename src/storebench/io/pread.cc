@@ -1,7 +1,6 @@
 // pread: one exact-size pread(2) per request (continued only after a short
 // read), the baseline every other method is compared with.
 #include "storebench/io/methods.h"
-#include "storebench/io/read_loop.h"
 
 namespace storebench::io {
 
@@ -11,12 +10,13 @@ namespace {
 
 class PreadMethod final : public ReadMethod {
  public:
-  explicit PreadMethod(const MethodOptions& o) : ReadMethod(kPreadInfo.name, kPreadInfo.capabilities, o) {}
+  explicit PreadMethod(const MethodOptions& o) : ReadMethod(kPreadInfo.name, kPreadInfo.capabilities, o) {
+    set_plain_pread();
+  }
 
  protected:
   StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
-    const OpenedFile& f = files_[static_cast<size_t>(req.file)];
-    const ReadOutcome r = PreadLoop(f.fd, req.buf, req.length, req.offset, f.alignment.offset, 0, counters_);
+    const ReadOutcome r = PlainPread(req.file, req.buf, req.length, req.offset);
     *done = MakeCompletion(req, r.bytes, r.error);
     return SubmitResult::kCompleted;
   }

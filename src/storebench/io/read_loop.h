@@ -19,10 +19,12 @@
 
 namespace storebench::io {
 
+// What one read delivered.
 struct ReadOutcome {
   size_t bytes = 0;  // read before stopping
   int error = 0;     // errno that stopped the loop (EAGAIN with RWF_NOWAIT), 0 at EOF or done
 };
+
 
 // The rest of a read whose first call returned `first` (< length, or -1 with errno set).
 ReadOutcome PreadLoopRest(int fd, char* buf, size_t length, uint64_t offset, uint32_t offset_align, int rwf_flags,

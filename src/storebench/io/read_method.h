@@ -32,6 +32,7 @@
 #include "storebench/io/aligned_buffer.h"
 #include "storebench/io/counters.h"
 #include "storebench/io/direct.h"
+#include "storebench/io/read_loop.h"
 #include "storebench/measure/clock.h"
 
 namespace storebench::io {
@@ -90,6 +91,7 @@ struct Completion {
 
 enum class SubmitResult { kCompleted, kQueued, kBusy };
 
+
 class ReadMethod {
  public:
   virtual ~ReadMethod();
@@ -121,6 +123,30 @@ class ReadMethod {
   StatusOr<size_t> Reap(size_t min, size_t max, Completion* out);
   // Reads submitted and not yet reaped.
   size_t in_flight() const { return in_flight_; }
+
+  // The per-read fast path for a caller that submits the same plain request
+  // millions of times (a benchmark's worker): a synchronous read with the
+  // caller's own buffer (no fixed buffer), of a file not opened O_DIRECT, with
+  // nothing in flight. One indirect call into the method's read loop, the same
+  // counters and timing as Submit, no Completion, no validation: the caller
+  // checks PlainReads() once (methods without a plain read return false).
+  bool PlainReads(int file) const {
+    return plain_ != nullptr && in_flight_ == 0 && static_cast<size_t>(file) < files_.size() &&
+           !files_[static_cast<size_t>(file)].direct;
+  }
+  [[gnu::always_inline]] ReadOutcome ReadPlain(int file, uint64_t offset, size_t length, char* buf) {
+    const uint64_t t0 = TimerStart();
+    // pread, the baseline every method is measured against, is inline here.
+    const ReadOutcome r = plain_is_pread_ ? PlainPread(file, buf, length, offset)
+                                          : plain_(*this, file, buf, length, offset);
+    TimerStop(t0);
+    counters_.requests++;
+    counters_.completions++;
+    counters_.bytes_requested += length;
+    counters_.bytes_returned += r.bytes;
+    counters_.errors += r.error != 0;
+    return r;
+  }
 
   // Synchronous read; only valid with nothing in flight. Returns bytes read (short at EOF).
   StatusOr<size_t> Read(int file, uint64_t offset, size_t length, char* buf, int priority = 0);
@@ -155,6 +181,23 @@ class ReadMethod {
   // Syscall name used in ErrorStatus.
   virtual std::string_view ReadOpName() const { return "read"; }
 
+  // A method that can read synchronously registers its read here (see
+  // PlainReads); it must count syscalls and transferred bytes as DoSubmit does,
+  // and DoSubmit should call the same function so both paths read alike.
+  using PlainReadFn = ReadOutcome (*)(ReadMethod& self, int file, char* buf, size_t length, uint64_t offset);
+  void set_plain_read(PlainReadFn fn) { plain_ = fn; }
+  // The plain read of a method that is one pread(2) per request, inline in ReadPlain.
+  void set_plain_pread() {
+    plain_ = [](ReadMethod& self, int file, char* buf, size_t length, uint64_t offset) {
+      return self.PlainPread(file, buf, length, offset);
+    };
+    plain_is_pread_ = true;
+  }
+  [[gnu::always_inline]] ReadOutcome PlainPread(int file, char* buf, size_t length, uint64_t offset) {
+    const OpenedFile& f = files_[static_cast<size_t>(file)];
+    return PreadLoop(f.fd, buf, length, offset, f.alignment.offset, 0, counters_);
+  }
+
   // Method setup that can fail (rings, pools); runs after the fixed buffers exist.
   virtual Status Init() { return Status::Ok(); }
   const std::vector<AlignedBuffer>& fixed_buffers() const { return fixed_; }
@@ -187,6 +230,8 @@ class ReadMethod {
   std::vector<AlignedBuffer> fixed_;
   size_t in_flight_ = 0;
   bool timing_ = false;
+  PlainReadFn plain_ = nullptr;
+  bool plain_is_pread_ = false;
   const measure::Clock& clock_ = measure::Clock::Default();
 };
 

@@ -93,6 +93,50 @@ TEST_P(MethodTest, SynchronousReadsReturnTheFileBytes) {
   EXPECT_EQ(method_->in_flight(), 0u);
 }
 
+// The plain path (ReadPlain) reads the same bytes and leaves every counter
+// where the Submit path leaves it, for every method that offers it.
+TEST_P(MethodTest, PlainReadsMatchSubmittedReadsByteAndCounter) {
+  const std::string m = GetParam().method;
+  const bool expect_plain = m == "pread" || m == "read" || m == "mmap" || (m == "io_uring" && !GetParam().options.sqpoll);
+  ASSERT_EQ(method_->PlainReads(file_), expect_plain) << m;
+  if (!expect_plain) return;  // asynchronous only: callers must take the Submit path
+  StatusOr<std::unique_ptr<ReadMethod>> other = CreateReadMethod(m, GetParam().options);
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  StatusOr<int> of = (*other)->Open(path_);
+  ASSERT_TRUE(of.ok()) << of.status().message();
+  method_->set_timing(true);
+  for (const auto& [off, len] : kReads) {
+    std::vector<char> plain(len + 1, '\x5a'), submitted(len + 1, '\x5a');
+    const ReadOutcome r = method_->ReadPlain(file_, off, len, plain.data());
+    StatusOr<size_t> n = (*other)->Read(*of, off, len, submitted.data());
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    EXPECT_EQ(r.error, 0) << "offset " << off;
+    ASSERT_EQ(r.bytes, *n) << "offset " << off << " length " << len;
+    EXPECT_EQ(plain, submitted) << "offset " << off << " length " << len;
+  }
+  IoCounters a = method_->counters(), b = (*other)->counters();
+  EXPECT_EQ(a.timed_calls, kReads.size());  // timing covers plain reads too
+  a.timed_calls = a.timed_ns = b.timed_calls = b.timed_ns = 0;
+  EXPECT_EQ(a.requests, b.requests);
+  EXPECT_EQ(a.completions, b.completions);
+  EXPECT_EQ(a.errors, b.errors);
+  EXPECT_EQ(a.bytes_requested, b.bytes_requested);
+  EXPECT_EQ(a.bytes_returned, b.bytes_returned);
+  EXPECT_EQ(a.bytes_transferred, b.bytes_transferred);
+  EXPECT_EQ(a.resubmissions, b.resubmissions);
+  if (m == "io_uring") {
+    // Submit costs an io_uring_enter to submit and another to wait when the read
+    // did not finish inline; the plain read one that does both per SQE.
+    uint64_t sqes = a.resubmissions;
+    for (const auto& [off, len] : kReads) sqes += len > 0;
+    EXPECT_EQ(a.Of(Syscall::kIoUringEnter), sqes);
+    EXPECT_LE(a.Of(Syscall::kIoUringEnter), b.Of(Syscall::kIoUringEnter));
+  } else {
+    for (size_t k = 0; k < a.syscalls.size(); ++k) EXPECT_EQ(a.syscalls[k], b.syscalls[k]) << "syscall kind " << k;
+  }
+  EXPECT_EQ(method_->in_flight(), 0u);
+}
+
 TEST_P(MethodTest, BatchedReadsOfSeveralFilesCompleteWithTheirTags) {
   std::vector<int> files = {file_};
   for (uint64_t seed = 2; seed <= 3; ++seed) {

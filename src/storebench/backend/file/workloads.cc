@@ -205,6 +205,11 @@ class BlockWorker final : public FileWorkerBase {
       dist_ = std::move(*d);
       uniform_ = dynamic_cast<workload::UniformDistribution*>(dist_.get()) != nullptr;
       rng_ = workload::Random(context_.seed);
+      align_ = o.align;
+      // One block at a time from a method that can read synchronously: the
+      // plain read path (ReadMethod::ReadPlain), no request or completion built.
+      plain_ = depth_ == 1 && !fixed_ && !o.verify;
+      for (size_t i = 0; i < method_->file_count(); ++i) plain_ = plain_ && method_->PlainReads(static_cast<int>(i));
     } else {
       share_ = ScanShare();
       pass_ops_ = BlocksPerFile() * share_.size();
@@ -215,16 +220,19 @@ class BlockWorker final : public FileWorkerBase {
   SubmitResult Submit(uint64_t tag, Completion* out) override {
     SampleTick();
     io::ReadRequest& r = req_;
+    if (plain_) [[likely]] {
+      NextBlock(&r.file, &r.offset);
+      const io::ReadOutcome got = method_->ReadPlain(r.file, r.offset, r.length, bufs_[0]);
+      ++totals_.ops;
+      uint32_t outcome = kOk;
+      if (got.error != 0 || got.bytes != r.length) [[unlikely]]  // (plain reads are never verified)
+        outcome = CheckSlow(*method_, io::Completion{tag, r.file, r.offset, r.length, got.bytes, got.error},
+                            static_cast<uint32_t>(r.file), bufs_[0]);
+      *out = Completion{tag, 0, outcome, got.bytes};
+      return SubmitResult::kCompleted;
+    }
     if (dist_) {
-      // The uniform draw is inlined and one file needs no division: the common randread costs a
-      // multiply-shift and a multiply here.
-      const uint64_t k = uniform_ ? rng_.Uniform(items_) : dist_->Next(rng_);
-      if (single_file_) {
-        r.offset = k * shared_.options.align;
-      } else {
-        r.file = static_cast<int>(k / slots_per_file_);
-        r.offset = (k % slots_per_file_) * shared_.options.align;
-      }
+      NextBlock(&r.file, &r.offset);
     } else {
       r.file = static_cast<int>(share_[scan_file_]);
       r.offset = scan_offset_;
@@ -262,6 +270,18 @@ class BlockWorker final : public FileWorkerBase {
   }
 
  private:
+  // The next random block. The uniform draw is inlined and one file needs no
+  // division: the common randread costs a multiply-shift and a multiply here.
+  [[gnu::always_inline]] void NextBlock(int* file, uint64_t* offset) {
+    const uint64_t k = uniform_ ? rng_.Uniform(items_) : dist_->Next(rng_);
+    if (single_file_) {
+      *offset = k * align_;
+    } else {
+      *file = static_cast<int>(k / slots_per_file_);
+      *offset = (k % slots_per_file_) * align_;
+    }
+  }
+
   void Advance() {
     scan_offset_ += shared_.options.block_size;
     if (scan_offset_ < shared_.dataset.file_size) return;
@@ -282,6 +302,8 @@ class BlockWorker final : public FileWorkerBase {
   io::ReadMethod* method_ = nullptr;
   unsigned depth_ = 1;
   bool fixed_ = false;
+  bool plain_ = false;
+  uint64_t align_ = 1;
   std::vector<io::AlignedBuffer> owned_;
   std::vector<char*> bufs_;
   std::vector<io::Completion> done_;
