@@ -58,6 +58,7 @@ struct IoCounters {
   // Only the kinds that move data or wait for it (read, pread, preadv2, io_uring_enter, lseek).
   uint64_t DataSyscalls() const;
 
+  bool operator==(const IoCounters& other) const = default;
   IoCounters& operator+=(const IoCounters& other);
   IoCounters& operator-=(const IoCounters& other);
   friend IoCounters operator+(IoCounters a, const IoCounters& b) { return a += b; }
