@@ -19,7 +19,8 @@ constexpr uint64_t kMaxSleepNs = 50'000'000;
 class Loop {
  public:
   explicit Loop(const WorkerLoopArgs& a)
-      : a_(a), clock_(Clock::Default()), slots_(static_cast<size_t>(a.queue_depth)),
+      : a_(a), clock_(Clock::Default()), recorder_(*a.recorder), measure_start_ns_(a.timing->measure_start_ns),
+        kind_offset_(a.kind_offset), open_(a.source != nullptr), slots_(static_cast<size_t>(a.queue_depth)),
         completions_(static_cast<size_t>(a.queue_depth)) {
     for (int i = a.queue_depth - 1; i >= 0; --i) free_.push_back(static_cast<uint32_t>(i));
   }
@@ -202,18 +203,18 @@ class Loop {
   [[gnu::always_inline]] void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
     // An op belongs to the warm-up when it was due before the measured window
     // opened, wherever it ended: the same line Worker::MeasureStarted() draws.
-    if (intended < a_.timing->measure_start_ns) {
+    if (intended < measure_start_ns_) [[unlikely]] {
       // Only this thread writes the counter: a load+store is enough, no RMW.
       auto& w = a_.progress->warmup_ops;
       w.store(w.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       return;
     }
-    if (a_.source)
-      a_.recorder->Record(a_.kind_offset + c.kind, c.outcome, intended, start, end, c.bytes);
+    if (open_)
+      recorder_.Record(kind_offset_ + c.kind, c.outcome, intended, start, end, c.bytes);
     else
-      a_.recorder->RecordClosed(a_.kind_offset + c.kind, c.outcome, start, end, c.bytes);
+      recorder_.RecordClosed(kind_offset_ + c.kind, c.outcome, start, end, c.bytes);
     ++counted_;
-    if (a_.max_errors && c.outcome < a_.error_outcomes->size() && (*a_.error_outcomes)[c.outcome] &&
+    if (c.outcome != 0 && a_.max_errors && c.outcome < a_.error_outcomes->size() && (*a_.error_outcomes)[c.outcome] &&
         a_.failed->fetch_add(1, std::memory_order_relaxed) + 1 >= a_.max_errors) {
       a_.halt->store(true, std::memory_order_relaxed);
     }
@@ -235,6 +236,11 @@ class Loop {
 
   const WorkerLoopArgs& a_;
   const Clock& clock_;
+  // What Record reads per op, beside the loop's own state rather than behind a_.
+  measure::ThreadRecorder& recorder_;
+  const uint64_t measure_start_ns_;
+  const uint32_t kind_offset_;
+  const bool open_;
   std::vector<Slot> slots_;
   std::vector<backend::Completion> completions_;
   std::vector<uint32_t> free_;
