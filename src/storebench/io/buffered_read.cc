@@ -25,7 +25,11 @@ class BufferedReadMethod final : public ReadMethod {
  public:
   explicit BufferedReadMethod(const MethodOptions& o)
       : ReadMethod(kBufferedReadInfo.name, kBufferedReadInfo.capabilities, o) {
-    set_plain_read(&PlainRead);
+    if (o.buffer_size == 0) {
+      set_plain_read(&PlainReadUnbuffered);
+    } else {
+      set_plain_read(&PlainRead);
+    }
   }
 
  protected:
@@ -36,7 +40,8 @@ class BufferedReadMethod final : public ReadMethod {
   }
 
   StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
-    const ReadOutcome r = PlainRead(*this, req.file, req.buf, req.length, req.offset);
+    const ReadOutcome r = options().buffer_size == 0 ? PlainReadUnbuffered(*this, req.file, req.buf, req.length, req.offset)
+                                                     : PlainRead(*this, req.file, req.buf, req.length, req.offset);
     *done = MakeCompletion(req, r.bytes, r.error);
     return SubmitResult::kCompleted;
   }
@@ -44,6 +49,39 @@ class BufferedReadMethod final : public ReadMethod {
  private:
   static ReadOutcome PlainRead(ReadMethod& self, int file, char* buf, size_t length, uint64_t offset) {
     return static_cast<BufferedReadMethod&>(self).ReadAt(static_cast<size_t>(file), buf, length, offset);
+  }
+
+  // buffer_size 0 (Python's buffering=0): an lseek unless the descriptor is
+  // already there, then exact-size read(2)s — the buffered path's syscalls
+  // and counts without its buffer bookkeeping.
+  static ReadOutcome PlainReadUnbuffered(ReadMethod& self, int file, char* buf, size_t length, uint64_t offset) {
+    auto& m = static_cast<BufferedReadMethod&>(self);
+    State& s = m.state_[static_cast<size_t>(file)];
+    const int fd = m.files_[static_cast<size_t>(file)].fd;
+    ReadOutcome out;
+    if (length == 0) return out;
+    if (s.raw_pos != offset) {
+      m.counters_.Count(Syscall::kLseek);
+      if (lseek(fd, static_cast<off_t>(offset), SEEK_SET) < 0) {
+        out.error = errno;
+        return out;
+      }
+      s.raw_pos = offset;
+    }
+    while (out.bytes < length) {
+      m.counters_.Count(Syscall::kRead);
+      const ssize_t r = read(fd, buf + out.bytes, length - out.bytes);
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        out.error = errno;
+        break;
+      }
+      if (r == 0) break;  // end of file
+      m.counters_.bytes_transferred += static_cast<uint64_t>(r);
+      s.raw_pos += static_cast<uint64_t>(r);
+      out.bytes += static_cast<size_t>(r);
+    }
+    return out;
   }
 
   ReadOutcome ReadAt(size_t i, char* buf, size_t length, uint64_t offset) {
