@@ -117,7 +117,9 @@ class Loop {
       }
       held = false;
       if (src) Publish(src->Peek());
-      if (inflight_) Reap(0);
+      // No reap here: the next op starts at once while a slot is free (a
+      // backend may batch what was started back to back, as io_uring does);
+      // completions are taken when the slots run out or before any wait.
     }
     if (src && !a_.shared_source) {
       // Arrivals that fell due before the run stopped but never started: the

@@ -2,7 +2,9 @@
 // optional registered (fixed) files and buffers and an optional SQPOLL thread.
 // A short read is continued with another SQE for the rest, and -EAGAIN/-EINTR
 // completions are resubmitted, so callers see "short = end of file" as with
-// pread. Submit costs one io_uring_enter; SubmitBatch one for the whole batch.
+// pread. Submit only queues the SQE; the next Reap submits what is queued with
+// the io_uring_enter that waits (a bare submit when it must not block), so
+// reads started back to back share one syscall; SubmitBatch submits at once.
 // With SQPOLL the kernel thread picks SQEs up, so io_uring_enter is counted
 // only when the ring is waited on: the counts are then a lower bound.
 #include "storebench/io/methods.h"
@@ -116,14 +118,30 @@ class IoUringMethod final : public ReadMethod {
     return accepted;
   }
 
-  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
-    size_t n_done = 0;
-    StatusOr<size_t> acc = DoSubmitBatch(std::span<const ReadRequest>(&req, 1), done, &n_done);
-    if (!acc.ok()) return acc.status();
-    return *acc == 0 ? SubmitResult::kBusy : SubmitResult::kQueued;
+  // One read is only queued in the ring: the next Reap submits everything
+  // queued since the last one with the same io_uring_enter that waits (fio's
+  // batching), so a caller that submits several reads before reaping pays
+  // one syscall for all of them.
+  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* /*done*/) override {
+    if (free_slots_.empty()) return SubmitResult::kBusy;
+    const unsigned s = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[s] = Slot{req, 0};
+    if (!Prepare(s)) {
+      free_slots_.push_back(s);
+      return SubmitResult::kBusy;
+    }
+    return SubmitResult::kQueued;
   }
 
   StatusOr<size_t> DoReap(size_t min, size_t max, Completion* out) override {
+    if (queued_ > 0) {
+      if (min > 0 && !options().sqpoll) {
+        STOREBENCH_RETURN_IF_ERROR(SubmitQueued(1));
+      } else {
+        STOREBENCH_RETURN_IF_ERROR(SubmitQueued());
+      }
+    }
     size_t n = 0;
     while (n < max) {
       io_uring_cqe* cqe = nullptr;
@@ -241,10 +259,12 @@ class IoUringMethod final : public ReadMethod {
     return true;
   }
 
-  Status SubmitQueued() {
+  // Submits the queued SQEs; with wait > 0 the same io_uring_enter also waits
+  // for that many completions.
+  Status SubmitQueued(unsigned wait = 0) {
     while (queued_ > 0) {
-      if (!options().sqpoll) counters_.Count(Syscall::kIoUringEnter);
-      const int rc = io_uring_submit(&ring_);
+      if (!options().sqpoll || wait > 0) counters_.Count(Syscall::kIoUringEnter);
+      const int rc = wait > 0 ? io_uring_submit_and_wait(&ring_, wait) : io_uring_submit(&ring_);
       if (rc == -EINTR || rc == -EAGAIN) continue;
       if (rc < 0) return ErrnoStatus("io_uring_submit", "", -rc);
       running_ += static_cast<size_t>(rc);

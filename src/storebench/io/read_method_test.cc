@@ -302,6 +302,40 @@ TEST(ReadMethodCounters, UnbufferedReadIsOneSyscallPerRequest) {
   EXPECT_EQ(c.bytes_transferred, 40u);
 }
 
+// Reads submitted back to back wait in the ring until the next Reap, which
+// submits them all with the io_uring_enter that waits: no syscall per read.
+TEST(IoUring, ReadsSubmittedBackToBackShareOneEnter) {
+  TempDir dir;
+  MethodOptions o;
+  o.queue_depth = 8;
+  StatusOr<std::unique_ptr<ReadMethod>> m = CreateReadMethod("io_uring", o);
+  if (m.status().code() == Status::Code::kNotSupported) GTEST_SKIP() << m.status().message();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ReadMethod& method = **m;
+  const int f = *method.Open(dir.WriteFile("d", 8 * 4096, 9));
+  std::vector<std::vector<char>> bufs(8, std::vector<char>(4096));
+  Completion c;
+  for (uint64_t i = 0; i < 8; ++i) {
+    ReadRequest r{.file = f, .offset = i * 4096, .length = 4096, .buf = bufs[i].data(), .tag = i};
+    ASSERT_EQ(*method.Submit(r, &c), SubmitResult::kQueued);
+  }
+  EXPECT_EQ(method.counters().Of(Syscall::kIoUringEnter), 0u) << "a queued read cost a syscall";
+  ReadRequest extra{.file = f, .offset = 0, .length = 4096, .buf = bufs[0].data(), .tag = 9};
+  EXPECT_EQ(*method.Submit(extra, &c), SubmitResult::kBusy);  // the ring is full
+  std::vector<Completion> out(8);
+  size_t got = 0;
+  while (got < 8) got += *method.Reap(1, 8 - got, out.data() + got);
+  EXPECT_GE(method.counters().Of(Syscall::kIoUringEnter), 1u);
+  EXPECT_LE(method.counters().Of(Syscall::kIoUringEnter), 8u);
+  for (const Completion& done : out) {
+    EXPECT_EQ(done.error, 0);
+    ASSERT_EQ(done.bytes, 4096u);
+    const std::vector<char> want = Pattern(9, done.tag * 4096, 4096);
+    EXPECT_EQ(bufs[done.tag], want) << "read " << done.tag;
+  }
+  EXPECT_EQ(method.in_flight(), 0u);
+}
+
 TEST(IoUring, ShortReadAtEndOfFileIsContinuedAndFixedBuffersWork) {
   TempDir dir;
   MethodOptions o;
