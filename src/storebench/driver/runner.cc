@@ -300,8 +300,13 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     result.measure_start_epoch_s = static_cast<double>(wall.tv_sec) + static_cast<double>(wall.tv_nsec) / 1e9 -
                                    static_cast<double>(clock.NowNs() - timing.measure_start_ns) / 1e9;
   }
-  HiccupMeter hiccups(config.histogram, config.hiccup_period_ns ? config.hiccup_period_ns : 1'000'000);
-  if (config.hiccup_period_ns) hiccups.Start(others);
+  // The meter's own CPU: one listed as "other", or one the workers leave free.
+  const bool meter_has_cpu = !others.empty() || static_cast<size_t>(n) < allowed.size();
+  const uint64_t hiccup_period = config.hiccup_period_ns != RunConfig::kHiccupAuto ? config.hiccup_period_ns
+                                 : meter_has_cpu                                  ? 1'000'000
+                                                                                  : 10'000'000;
+  HiccupMeter hiccups(config.histogram, hiccup_period ? hiccup_period : 1'000'000);
+  if (hiccup_period) hiccups.Start(others);
   // Run-queue wait per interval: each worker's schedstat, read by this thread.
   std::vector<uint64_t> runqueue_seen(static_cast<size_t>(n), 0);
   auto runqueue_delta = [&] {
@@ -398,7 +403,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     st.max_backlog = std::max(st.backlog, seen_backlog);
     st.max_lag_ns = std::max({st.max_lag_ns, st.lag_ns, interval.start_lag().count() ? interval.start_lag().max() : 0});
     st.runqueue_wait_ns = runqueue_delta();
-    if (config.hiccup_period_ns) {
+    if (hiccup_period) {
       const measure::Histogram h = hiccups.TakeInterval();
       st.hiccup_p99_ns = h.count() ? h.ValueAtPercentile(99) : 0;
       st.hiccup_max_ns = h.count() ? h.max() : 0;
@@ -454,7 +459,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     result.intervals.push_back(last);
     if (progress) progress(last);
   }
-  if (config.hiccup_period_ns) {
+  if (hiccup_period) {
     hiccups.Stop();
     result.hiccups = hiccups.Total();
   }
@@ -491,7 +496,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     result.metrics.Gauge({"platform", "hiccup", "max_ns"}, h.count() ? static_cast<double>(h.max()) : 0,
                          measure::Unit::kNanoseconds, measure::MergeRule::kMax);
     result.metrics.Counter({"platform", "hiccup", "samples"}, h.count());
-    result.metrics.Gauge({"platform", "hiccup", "period_ns"}, static_cast<double>(config.hiccup_period_ns),
+    result.metrics.Gauge({"platform", "hiccup", "period_ns"}, static_cast<double>(hiccup_period),
                          measure::Unit::kNanoseconds, measure::MergeRule::kSame);
   }
   backend.Figures(&result.metrics);

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "storebench/driver/dispatch.h"
+#include "storebench/driver/threads.h"
 
 #include "storebench/backend/null/null_backend.h"
 
@@ -103,6 +104,35 @@ class CountingBackend : public backend::Backend {
   };
   bool async_;
 };
+
+// The hiccup meter wakes every 1 ms when it has a CPU of its own and every
+// 10 ms when each wake-up must preempt a worker; an explicit period or 0 (off)
+// is taken as given.
+TEST(Runner, HiccupPeriodFollowsWhetherTheMeterHasACpu) {
+  const size_t cpus = AllowedCpus().size();
+  struct Case {
+    int threads;
+    uint64_t period;
+    double want;  // 0 = no meter
+  };
+  std::vector<Case> cases = {{static_cast<int>(cpus), RunConfig::kHiccupAuto, 10e6}, {1, 2'000'000, 2e6}, {1, 0, 0}};
+  if (cpus > 1) cases.push_back({1, RunConfig::kHiccupAuto, 1e6});
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::to_string(k.threads) + " threads, period " + std::to_string(k.period));
+    auto b = Null({});
+    RunConfig c = Config("closed", k.threads, 50'000'000);
+    c.hiccup_period_ns = k.period;
+    auto r = RunLoad(*b, c, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const std::optional<double> period = r->metrics.Value({"platform", "hiccup", "period_ns"});
+    if (k.want == 0) {
+      EXPECT_FALSE(period.has_value());
+    } else {
+      ASSERT_TRUE(period.has_value());
+      EXPECT_EQ(*period, k.want);
+    }
+  }
+}
 
 // Depth 1 runs the closed loop's own path (no free list): an op the backend
 // queues there is reaped before the next starts, and --ops is exact in both.

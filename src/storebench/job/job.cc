@@ -36,6 +36,16 @@ StatusOr<std::string> ValueText(const nlohmann::json& v, const std::string& wher
 
 }  // namespace
 
+StatusOr<uint64_t> ParseHiccupPeriod(const std::string& text) {
+  if (text == "auto") return driver::RunConfig::kHiccupAuto;
+  if (text == "off") return uint64_t{0};
+  auto ns = ParseDurationNs(text, "--hiccup-period");
+  if (!ns.ok() || *ns < 100'000 || *ns > 1'000'000'000)
+    return Status::InvalidArgument(
+        fmt::format("--hiccup-period: '{}' is not auto, off or a duration from 100us to 1s (e.g. 1ms)", text));
+  return *ns;
+}
+
 const OptionTable<CoreOptions>& CoreOptionTable() {
   static const OptionTable<CoreOptions> table = [] {
     OptionTable<CoreOptions> t("run");
@@ -85,6 +95,11 @@ const OptionTable<CoreOptions>& CoreOptionTable() {
               "adaptive")
         .Text("cpus", &CoreOptions::cpus, "pin workers to these CPUs (the reporter and hiccup meter to the others)", "",
               "CPU list, e.g. 0-1 or 0,2", [](const std::string& v) { return driver::ParseCpuList(v).status(); })
+        .Text("hiccup-period", &CoreOptions::hiccup_period,
+              "how often the platform hiccup meter wakes: auto = 1ms when it has a CPU the workers do not use, "
+              "10ms when it must preempt a worker",
+              "auto", "auto, off or a duration such as 1ms",
+              [](const std::string& v) { return ParseHiccupPeriod(v).status(); })
         .Flag("stonewall", &CoreOptions::stonewall,
               "under mpirun with --ops: the first rank to finish stops every rank (as IOR's stonewalling)");
     return t;

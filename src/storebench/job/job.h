@@ -42,10 +42,15 @@ struct CoreOptions {
   driver::Dispatch dispatch = driver::Dispatch::kShared;
   driver::WaitMode wait = driver::WaitMode::kAdaptive;
   std::string cpus;  // empty = not pinned
+  std::string hiccup_period = "auto";  // auto, off or a duration
   bool stonewall = false;  // MPI: the first rank to finish its --ops stops the others
 };
 
 const OptionTable<CoreOptions>& CoreOptionTable();
+
+// --hiccup-period: "auto" (driver::RunConfig::kHiccupAuto), "off" (0) or a
+// duration from 100us to 1s.
+StatusOr<uint64_t> ParseHiccupPeriod(const std::string& text);
 
 // When the live progress line is drawn (on stderr): auto = when stderr is a
 // terminal, always = also to a file or pipe (a plain line every few seconds),

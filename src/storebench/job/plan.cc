@@ -160,6 +160,9 @@ StatusOr<Plan> MakePlan(const Job& job) {
   c.cache = core.cache;
   c.dispatch = core.dispatch;
   c.wait = core.wait;
+  auto hiccup = ParseHiccupPeriod(core.hiccup_period);
+  if (!hiccup.ok()) return hiccup.status();
+  c.hiccup_period_ns = *hiccup;
   if (!core.cpus.empty()) {
     auto cpus = driver::ParseCpuList(core.cpus);
     if (!cpus.ok()) return cpus.status();
