@@ -100,20 +100,11 @@ class IoUringMethod final : public ReadMethod {
     return Status::Ok();
   }
 
+  // A batch is queued read by read, then submitted at once.
   StatusOr<size_t> DoSubmitBatch(std::span<const ReadRequest> reqs, Completion* /*done*/, size_t* n_done) override {
     *n_done = 0;
     size_t accepted = 0;
-    for (const ReadRequest& r : reqs) {
-      if (free_slots_.empty()) break;
-      const unsigned s = free_slots_.back();
-      free_slots_.pop_back();
-      slots_[s] = Slot{r, 0};
-      if (!Prepare(s)) {
-        free_slots_.push_back(s);
-        break;
-      }
-      ++accepted;
-    }
+    while (accepted < reqs.size() && Queue(reqs[accepted])) ++accepted;
     if (accepted > 0) STOREBENCH_RETURN_IF_ERROR(SubmitQueued());
     return accepted;
   }
@@ -123,15 +114,7 @@ class IoUringMethod final : public ReadMethod {
   // batching), so a caller that submits several reads before reaping pays
   // one syscall for all of them.
   StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* /*done*/) override {
-    if (free_slots_.empty()) return SubmitResult::kBusy;
-    const unsigned s = free_slots_.back();
-    free_slots_.pop_back();
-    slots_[s] = Slot{req, 0};
-    if (!Prepare(s)) {
-      free_slots_.push_back(s);
-      return SubmitResult::kBusy;
-    }
-    return SubmitResult::kQueued;
+    return Queue(req) ? SubmitResult::kQueued : SubmitResult::kBusy;
   }
 
   StatusOr<size_t> DoReap(size_t min, size_t max, Completion* out) override {
@@ -236,6 +219,17 @@ class IoUringMethod final : public ReadMethod {
       if (out.bytes < length) m.counters_.resubmissions++;
     }
     return out;
+  }
+
+  // Takes a free slot for `req` and fills its SQE; false when no slot or SQE is free.
+  bool Queue(const ReadRequest& req) {
+    if (free_slots_.empty()) return false;
+    const unsigned s = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[s] = Slot{req, 0};
+    if (Prepare(s)) return true;
+    free_slots_.push_back(s);
+    return false;
   }
 
   // Fills one SQE for the unread part of slot `s`; false when the SQ is full.
