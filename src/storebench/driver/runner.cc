@@ -470,13 +470,14 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   result.interrupted = stop->load();
   result.stopped_on_errors = halt.load() && !result.stonewalled;
   result.elapsed_s = end > timing.measure_start_ns ? static_cast<double>(end - timing.measure_start_ns) / 1e9 : 0;
-  uint64_t runqueue = 0, involuntary = 0;
+  uint64_t runqueue = 0, involuntary = 0, worker_cpu = 0;
   for (int i = 0; i < n; ++i) {
     result.warmup_ops += progress_state[i]->warmup_ops.load();
     result.unfinished += progress_state[i]->unfinished.load();
     result.unstarted += progress_state[i]->unstarted.load();
     runqueue += progress_state[i]->runqueue_wait_ns.load();
     involuntary += progress_state[i]->involuntary_switches.load();
+    worker_cpu += progress_state[i]->cpu_ns.load();
   }
   // Shared sources: the due arrivals no worker took.
   for (const SourceRef& ref : source_refs) {
@@ -487,6 +488,8 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   accounting.Figures(config.cache, &result.metrics);
   result.metrics.Counter({"workers", "runqueue_wait_ns"}, runqueue, measure::Unit::kNanoseconds);
   result.metrics.Counter({"workers", "involuntary_switches"}, involuntary);
+  // The workers' own CPU time (cpu.* is the whole process's: reporter, meter, set-up).
+  result.metrics.Counter({"workers", "cpu_ns"}, worker_cpu, measure::Unit::kNanoseconds);
   result.metrics.Gauge({"workers", "threads"}, n, measure::Unit::kCount, measure::MergeRule::kSum);
   if (result.hiccups) {
     const measure::Histogram& h = *result.hiccups;

@@ -134,6 +134,29 @@ TEST(Runner, HiccupPeriodFollowsWhetherTheMeterHasACpu) {
   }
 }
 
+// workers.cpu_ns is the workers' own time on a CPU in the measured window:
+// never more than the window times the workers, and a worker that spins
+// through its ops uses far more of it than one that sleeps through them.
+TEST(Runner, WorkerCpuTimeIsTheWorkersOwn) {
+  auto cpu_of = [](const std::string& service, uint64_t* window_ns) {
+    auto b = Null({{"service-time", service}});
+    auto r = RunLoad(*b, Config("closed", 2, 300'000'000), nullptr);
+    EXPECT_TRUE(r.ok());
+    if (!r.ok()) return 0.0;
+    *window_ns = static_cast<uint64_t>(r->elapsed_s * 1e9);
+    return r->metrics.Value({"workers", "cpu_ns"}).value_or(-1);
+  };
+  uint64_t spin_window = 0, sleep_window = 0;
+  const double spin = cpu_of("spin:20us", &spin_window);
+  const double sleep = cpu_of("sleep:1ms", &sleep_window);
+  EXPECT_GT(spin, 0);
+  EXPECT_GE(sleep, 0);
+  // The last op may end after the window: 50 ms each covers it.
+  EXPECT_LE(spin, 2.0 * static_cast<double>(spin_window) + 100e6);
+  EXPECT_LE(sleep, 2.0 * static_cast<double>(sleep_window) + 100e6);
+  EXPECT_GT(spin, 5 * sleep) << "spin " << spin << " ns, sleep " << sleep << " ns";
+}
+
 // Depth 1 runs the closed loop's own path (no free list): an op the backend
 // queues there is reaped before the next starts, and --ops is exact in both.
 TEST(Runner, QueueDepthKeepsSeveralInFlight) {

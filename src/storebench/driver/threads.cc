@@ -11,20 +11,22 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <set>
+#include <utility>
 
 #include "storebench/base/units.h"
 
 namespace storebench::driver {
 namespace {
 
-std::optional<uint64_t> ReadSchedstat(const char* path) {
+// A schedstat file's first two fields: ns on a CPU, ns waiting on a run queue.
+std::optional<std::pair<uint64_t, uint64_t>> ReadSchedstat(const char* path) {
   std::FILE* f = std::fopen(path, "re");
   if (!f) return std::nullopt;
   unsigned long long on_cpu = 0, waiting = 0;
   int n = std::fscanf(f, "%llu %llu", &on_cpu, &waiting);
   std::fclose(f);
   if (n != 2) return std::nullopt;
-  return static_cast<uint64_t>(waiting);
+  return std::pair<uint64_t, uint64_t>{on_cpu, waiting};
 }
 
 }  // namespace
@@ -33,16 +35,26 @@ pid_t CurrentTid() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
 ThreadSched OwnThreadSched() {
   ThreadSched s;
-  s.runqueue_wait_ns = ReadSchedstat("/proc/thread-self/schedstat").value_or(0);
+  const auto stat = ReadSchedstat("/proc/thread-self/schedstat");
   rusage ru{};
-  if (getrusage(RUSAGE_THREAD, &ru) == 0) s.involuntary_switches = static_cast<uint64_t>(ru.ru_nivcsw);
+  const bool usage = getrusage(RUSAGE_THREAD, &ru) == 0;
+  if (usage) s.involuntary_switches = static_cast<uint64_t>(ru.ru_nivcsw);
+  if (stat) {
+    s.cpu_ns = stat->first;
+    s.runqueue_wait_ns = stat->second;
+  } else if (usage) {  // no schedstat: the thread's rusage, to the microsecond
+    auto us = [](const timeval& t) { return static_cast<uint64_t>(t.tv_sec) * 1'000'000 + static_cast<uint64_t>(t.tv_usec); };
+    s.cpu_ns = (us(ru.ru_utime) + us(ru.ru_stime)) * 1000;
+  }
   return s;
 }
 
 std::optional<uint64_t> RunqueueWaitNs(pid_t tid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", static_cast<int>(tid));
-  return ReadSchedstat(path);
+  const auto stat = ReadSchedstat(path);
+  if (!stat) return std::nullopt;
+  return stat->second;
 }
 
 uint64_t MeasureWakeupLatencyNs(const measure::Clock& clock, int samples) {

@@ -21,6 +21,7 @@ namespace storebench::driver {
 struct ThreadSched {
   uint64_t runqueue_wait_ns = 0;     // /proc/thread-self/schedstat, 2nd field
   uint64_t involuntary_switches = 0;  // getrusage(RUSAGE_THREAD).ru_nivcsw
+  uint64_t cpu_ns = 0;                // time on a CPU: schedstat's 1st field (else rusage user + sys)
 };
 
 pid_t CurrentTid();

@@ -44,6 +44,7 @@ class Loop {
                                           std::memory_order_relaxed);
       a_.progress->involuntary_switches.store(end.involuntary_switches - sched_at_start_.involuntary_switches,
                                               std::memory_order_relaxed);
+      a_.progress->cpu_ns.store(end.cpu_ns - sched_at_start_.cpu_ns, std::memory_order_relaxed);
     }
   }
 

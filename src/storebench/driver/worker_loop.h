@@ -37,9 +37,11 @@ struct alignas(64) WorkerProgress {
   std::atomic<uint64_t> max_lag_ns{0};
   std::atomic<uint64_t> max_backlog{0};
   std::atomic<int> tid{0};
-  // Over the measured window, set when the worker ends: its run-queue wait and involuntary switches.
+  // Over the measured window, set when the worker ends: its run-queue wait,
+  // involuntary switches and time on a CPU.
   std::atomic<uint64_t> runqueue_wait_ns{0};
   std::atomic<uint64_t> involuntary_switches{0};
+  std::atomic<uint64_t> cpu_ns{0};
   std::atomic<uint64_t> finished_ns{0};  // Clock ns when its loop ended (after its last op completed)
   std::atomic<bool> done{false};
 };

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# storebench vs its floor, both at once on the same CPUs, per CPU-second of
+# the reading threads. Run one after the other (bench/fio_compare.sh), the two
+# see a shared host differently from one second to the next (a single round's
+# storebench/floor by IOPS ranges 0.7–1.15 here), so a 5 % question drowns.
+# Here each round starts the floor (bench/file_floor) pinned to the case's
+# CPUs, then storebench with --cpus on the same CPUs, and stops the floor
+# (SIGINT) when storebench ends: the scheduler hands each CPU to one and then
+# the other every few milliseconds, so whatever the host does falls on both
+# alike. The figure is reads per CPU-second of the threads that read —
+# storebench's workers.cpu_ns (schedstat, the workers alone: the reporter and
+# the hiccup meter excluded, as the floor has neither) against the floor's
+# user + sys (its only other thread sleeps) — which a CPU-bound read loop
+# turns into IOPS when it has the CPU to itself. Warm cases only: a cold
+# device-bound run is not CPU-bound (bench/fio_compare.sh covers it).
+#
+#   bench/floor_same_cpus.sh [DATA_DIR] [SIZE] [ROUNDS] [SECONDS] [CASE_FILTER]
+#   defaults:                /var/tmp/sb-fio 2G  9        3        (all cases)
+#
+# One-thread cases alternate between CPU 0 and CPU 1 from round to round (the
+# reporter and hiccup meter go to the other CPU, which the floor never uses);
+# two-thread cases use CPUs 0,1 for both. Biases, both against storebench:
+# the floor also runs alone for storebench's set-up and exit (~0.2 s per
+# round), and storebench's larger working set pays more to refill the caches
+# after each switch between the two. The file is read through before each
+# round, since the host may reclaim page cache between rounds.
+set -euo pipefail
+DATA=${1:-/var/tmp/sb-fio}
+SIZE=${2:-2G}
+ROUNDS=${3:-9}
+SECS=${4:-3}
+FILTER=${5:-.}
+BUILD=$(dirname "$0")/../build/release
+SB=${STOREBENCH:-$BUILD/storebench}
+FLOOR=${FLOOR:-$BUILD/bench/file_floor}
+[ -x "$SB" ] || { echo "storebench binary not found at $SB (set STOREBENCH=…)"; exit 2; }
+[ -x "$FLOOR" ] || { echo "floor binary not found at $FLOOR (cmake --build build/release --target file_floor, or FLOOR=…)"; exit 2; }
+[ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs (the 1-thread cases put storebench's reporter on the other)"; exit 2; }
+
+"$SB" prepare --backend file --data "$DATA" --files 1 --file-size "$SIZE" >/dev/null
+FILE="$DATA/data-00000.bin"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# name | storebench flags | floor flags | threads
+CASES=(
+  "pread-1thread|--method pread|--method pread|1"
+  "pread-2threads|--method pread|--method pread|2"
+  "read-1thread|--method read --buffer 0|--method read|1"
+  "read-2threads|--method read --buffer 0|--method read|2"
+  "io_uring-qd1|--method io_uring --iodepth 1|--method io_uring --iodepth 1|1"
+  "io_uring-qd1-2threads|--method io_uring --iodepth 1|--method io_uring --iodepth 1|2"
+)
+
+echo "storebench $("$SB" --version 2>/dev/null | head -1) | $(nproc) CPUs | $(uname -r) | $ROUNDS rounds x ${SECS}s | $(date -u +%FT%TZ)"
+printf '%-24s %12s %12s %8s %17s   %s\n' case "floor/cpu-s" "sb/cpu-s" "sb/floor" "[min..max]" "per round"
+for spec in "${CASES[@]}"; do
+  IFS='|' read -r name sbflags flflags threads <<<"$spec"
+  [[ "$name" =~ $FILTER ]] || continue
+  : >"$TMP/rows"
+  for r in $(seq "$ROUNDS"); do
+    if [ "$threads" = 1 ]; then cpus=$((r % 2)); else cpus=0,1; fi
+    cat "$FILE" >/dev/null
+    # shellcheck disable=SC2086
+    taskset -c "$cpus" "$FLOOR" $flflags --threads "$threads" --block-size 4096 --seconds 600 "$FILE" >"$TMP/floor.json" &
+    floor=$!
+    sleep 0.1
+    # shellcheck disable=SC2086
+    "$SB" run --backend file --data "$DATA" --workload randread --block-size 4k $sbflags --threads "$threads" \
+      --cpus "$cpus" --cache asis --duration "${SECS}s" --quiet --json "$TMP/sb.json" >/dev/null
+    kill -INT "$floor"
+    wait "$floor"
+    python3 - "$TMP/floor.json" "$TMP/sb.json" >>"$TMP/rows" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+floor = f["ops"] / (f["user_s"] + f["sys_s"])
+sb = s["totals"]["ops"] / (s["workers"]["cpu_ns"] / 1e9)
+print(floor, sb, sb / floor)
+PY
+  done
+  python3 - "$name" "$TMP/rows" <<'PY'
+import statistics as st, sys
+rows = [[float(x) for x in line.split()] for line in open(sys.argv[2])]
+ratios = [r[2] for r in rows]
+print(f"{sys.argv[1]:24s} {st.median(r[0] for r in rows):12.0f} {st.median(r[1] for r in rows):12.0f} "
+      f"{st.median(ratios):8.3f}    [{min(ratios):.3f}..{max(ratios):.3f}]   " + " ".join(f"{x:.3f}" for x in ratios))
+PY
+done
