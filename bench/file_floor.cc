@@ -17,13 +17,15 @@
 //   io_uring  qd1: one io_uring_submit_and_wait per read; qdN: N in flight,
 //             each wake-up reaps every completion and refills with one enter
 //             (--method io_uring --iodepth N)
-// Threads start together; the main thread sleeps S seconds and raises a flag
-// the loops test once per op (or each thread stops after --ops N). Prints one
+// Threads start together; the main thread sleeps S seconds (or until SIGINT or
+// SIGTERM, so a script can stop it when a run beside it ends) and raises a
+// flag the loops test once per op (or each thread stops after --ops N). Prints one
 // JSON line: ops, elapsed_s, ops_per_s, and the process's user_s and sys_s over
 // the same span (ops per CPU-second do not depend on how much of the machine
 // other processes took).
 // The page-cache state is the caller's (bench/fio_compare.sh warms or evicts).
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -238,6 +240,13 @@ int main(int argc, char** argv) {
     return 2;
   }
 #endif
+  // SIGINT/SIGTERM end the timed run early: blocked here (the loop threads
+  // inherit the mask), taken by the main thread's sigtimedwait below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   std::vector<Files> files;  // one set of descriptors per thread, as storebench's workers open their own
   for (int t = 0; t < c.threads; ++t) files.push_back(OpenFiles(c));
   std::atomic<bool> stop{false};
@@ -271,7 +280,11 @@ int main(int argc, char** argv) {
   go.store(true);
   go.notify_all();
   if (c.ops == UINT64_MAX) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(c.seconds));
+    const auto whole = static_cast<long long>(c.seconds);
+    timespec wait{static_cast<time_t>(whole), static_cast<long>((c.seconds - static_cast<double>(whole)) * 1e9)};
+    while (sigtimedwait(&stop_signals, nullptr, &wait) < 0 && errno == EINTR) {
+      // (a stray EINTR restarts the whole wait: only ever longer, never cut short)
+    }
     stop.store(true);
   }
   for (std::thread& th : threads) th.join();
