@@ -4,7 +4,7 @@
 // scan — as typed figures. What the kernel says it did (/proc/self/io), CPU
 // time and page-cache residency are the driver's (driver/accounting.h).
 //
-// Harness cost, sampled: every 16th op of a worker opens a window at its
+// Harness cost, sampled: every 64th op of a worker opens a window at its
 // Submit() that the worker's next Submit() closes — one op's whole cycle: the
 // driver's loop and recording, offset generation, the backend and read-method
 // layers, and the read itself. Inside the window every call into the read

@@ -187,10 +187,10 @@ TEST_F(FileCli, AccountingAddsUp) {
   for (const char* k : {"rchar_bytes", "device_read_bytes", "read_amplification"}) EXPECT_TRUE(j["io"].contains(k)) << k;
   for (const char* k : {"user_s", "sys_s", "voluntary_switches", "involuntary_switches"})
     EXPECT_TRUE(j["cpu"].contains(k)) << k;
-  // The harness figures: one measured op in 16 sampled (measured op 16n-1 opens a sample,
-  // op 16n closes it), each sample split at the read method's calls.
+  // The harness figures: one measured op in 64 sampled (measured op 64n-1 opens a sample,
+  // op 64n closes it), each sample split at the read method's calls.
   const json& h = j["file"]["harness"];
-  EXPECT_EQ(h["samples"].get<uint64_t>() + h["dropped"].get<uint64_t>(), ops / 16);
+  EXPECT_EQ(h["samples"].get<uint64_t>() + h["dropped"].get<uint64_t>(), ops / 64);
   EXPECT_GT(h["samples"].get<uint64_t>(), 0u);
   EXPECT_GT(h["method_ns"].get<uint64_t>(), 0u);
   EXPECT_EQ(h["window_ns"].get<uint64_t>(), h["method_ns"].get<uint64_t>() + h["outside_ns"].get<uint64_t>());

@@ -31,7 +31,7 @@ class FileWorkerBase : public Worker {
     totals_.harness = {};
     if (window_start_ns_ != 0) SetTiming(false);  // a warm-up sample is dropped, not closed
     window_start_ns_ = 0;
-    sample_countdown_ = kSamplePeriod;  // measured op n*16-1 opens a sample, op n*16 closes it
+    sample_countdown_ = kSamplePeriod;  // measured op n*64-1 opens a sample, op n*64 closes it
     io_at_measure_start_ = {};
     for (const auto& m : methods_) io_at_measure_start_ += m->counters();
   }
@@ -53,7 +53,7 @@ class FileWorkerBase : public Worker {
   // window that the next Submit closes; inside it every read-method call is
   // timed, so the window minus those calls is what the client spent on one
   // op outside the I/O. Called first thing in every Submit.
-  static constexpr uint32_t kSamplePeriod = 16;
+  static constexpr uint32_t kSamplePeriod = 64;
   // A sample with more than this outside the read-method calls was descheduled
   // (or waited for an open-loop arrival) there: no client work takes that long.
   static constexpr uint64_t kMaxOutsideNs = 100'000;
