@@ -20,9 +20,10 @@
 // Threads start together; the main thread sleeps S seconds (or until SIGINT or
 // SIGTERM, so a script can stop it when a run beside it ends) and raises a
 // flag the loops test once per op (or each thread stops after --ops N). Prints one
-// JSON line: ops, elapsed_s, ops_per_s, and the process's user_s and sys_s over
+// JSON line: ops, elapsed_s, ops_per_s, the process's user_s and sys_s over
 // the same span (ops per CPU-second do not depend on how much of the machine
-// other processes took).
+// other processes took), and start_epoch_s, the wall clock when the loops
+// started (to line the span up with another program's timeline).
 // The page-cache state is the caller's (bench/fio_compare.sh warms or evicts).
 #include <fcntl.h>
 #include <signal.h>
@@ -277,6 +278,8 @@ int main(int argc, char** argv) {
   rusage ru0, ru1;
   getrusage(RUSAGE_SELF, &ru0);
   const auto start = std::chrono::steady_clock::now();
+  const double start_epoch_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   go.store(true);
   go.notify_all();
   if (c.ops == UINT64_MAX) {
@@ -297,9 +300,9 @@ int main(int argc, char** argv) {
   for (uint64_t n : ops) total += n;
   const double s = std::chrono::duration<double>(end - start).count();
   std::printf("{\"method\": \"%s\", \"iodepth\": %u, \"direct\": %s, \"threads\": %d, \"ops\": %llu, "
-              "\"elapsed_s\": %.6f, \"ops_per_s\": %.1f, \"user_s\": %.6f, \"sys_s\": %.6f}\n",
+              "\"elapsed_s\": %.6f, \"ops_per_s\": %.1f, \"user_s\": %.6f, \"sys_s\": %.6f, \"start_epoch_s\": %.6f}\n",
               c.method.c_str(), c.depth, c.direct ? "true" : "false", c.threads,
               static_cast<unsigned long long>(total), s, static_cast<double>(total) / s,
-              secs(ru0.ru_utime, ru1.ru_utime), secs(ru0.ru_stime, ru1.ru_stime));
+              secs(ru0.ru_utime, ru1.ru_utime), secs(ru0.ru_stime, ru1.ru_stime), start_epoch_s);
   return 0;
 }
