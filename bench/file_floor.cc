@@ -3,7 +3,7 @@
 // offsets (storebench's generator, seeds and block mapping), so
 // storebench/floor says how much of each read the harness costs.
 //
-//   file_floor --method pread|read|preadv2|mmap|io_uring [--iodepth N] [--direct]
+//   file_floor --method pread|read|preadv2|mmap|io_uring [--iodepth N] [--direct] [--timed]
 //              [--threads T] [--seconds S | --ops N] [--block-size B] [--seed N] FILE...
 //
 // Per op, and nothing else: draw k = Uniform(slots × files) from the worker's
@@ -14,6 +14,11 @@
 //   pread     pread(2)                        (--method pread)
 //   preadv2   preadv2(RWF_NOWAIT), pread on EAGAIN  (--method pread_threadpool, warm)
 //   mmap      memcpy from a whole-file MAP_SHARED mapping  (--method mmap)
+//   --timed   (sync methods) also what any measuring client must do per op:
+//             read storebench's clock before and after the read and record
+//             the difference in a storebench histogram — so floor --timed /
+//             floor is the measurement's own share, and storebench / floor
+//             --timed what the layers above it add
 //   io_uring  qd1: one io_uring_submit_and_wait per read; qdN: N in flight,
 //             each wake-up reaps every completion and refills with one enter
 //             (--method io_uring --iodepth N)
@@ -47,16 +52,21 @@
 #include <thread>
 #include <vector>
 
+#include "storebench/measure/clock.h"
+#include "storebench/measure/histogram.h"
 #include "storebench/workload/random.h"
 
 namespace {
 
+using storebench::measure::Clock;
+using storebench::measure::Histogram;
 using storebench::workload::Random;
 
 struct Config {
   std::string method = "pread";
   unsigned depth = 1;
   bool direct = false;
+  bool timed = false;  // --timed: also what any measuring client must do per op
   int threads = 1;
   double seconds = 5;
   uint64_t block = 4096;
@@ -93,15 +103,19 @@ enum class Method { kPread, kRead, kPreadv2, kMmap };
 // Returns the ops done before `stop` was seen; the method is a template
 // argument so the loop holds no branch the real harness would not.
 // Out of line (noinline) so bench/harness_instructions.sh can count them with callgrind.
-template <Method M>
-[[gnu::noinline]] uint64_t RunSync(const Config& c, const Files& f, Offsets o, const std::atomic<bool>& stop) {
+template <Method M, bool Timed>
+[[gnu::noinline]] uint64_t RunSync(const Config& c, const Files& f, Offsets o, const std::atomic<bool>& stop,
+                                   Histogram* latency) {
   char* buf = static_cast<char*>(std::aligned_alloc(4096, c.block));
   uint64_t ops = 0;
   const size_t len = c.block;
+  const Clock& clock = Clock::Default();
   while (!stop.load(std::memory_order_relaxed) && ops != c.ops) {
     size_t file;
     uint64_t off;
     o.Next(&file, &off);
+    [[maybe_unused]] uint64_t t0 = 0;
+    if constexpr (Timed) t0 = clock.NowNs();
     ssize_t n;
     if constexpr (M == Method::kPread) {
       n = pread(f.fds[file], buf, len, static_cast<off_t>(off));
@@ -116,6 +130,7 @@ template <Method M>
       std::memcpy(buf, f.maps[file] + off, len);
       n = static_cast<ssize_t>(len);
     }
+    if constexpr (Timed) latency->Record(clock.NowNs() - t0);
     if (n != static_cast<ssize_t>(len)) Die("read", c.paths[file]);
     ++ops;
   }
@@ -208,6 +223,7 @@ Config Parse(int argc, char** argv) {
     if (a == "--method") c.method = value();
     else if (a == "--iodepth") c.depth = static_cast<unsigned>(std::stoul(value()));
     else if (a == "--direct") c.direct = true;
+    else if (a == "--timed") c.timed = true;
     else if (a == "--threads") c.threads = std::stoi(value());
     else if (a == "--seconds") c.seconds = std::stod(value());
     else if (a == "--block-size") c.block = std::stoull(value());
@@ -222,9 +238,9 @@ Config Parse(int argc, char** argv) {
   const bool known = c.method == "pread" || c.method == "read" || c.method == "preadv2" || c.method == "mmap" ||
                      c.method == "io_uring";
   if (!known || c.paths.empty() || c.depth == 0 || c.threads < 1 || (c.depth > 1 && c.method != "io_uring") ||
-      (c.direct && c.method == "mmap")) {
+      (c.direct && c.method == "mmap") || (c.timed && c.method == "io_uring")) {
     std::fprintf(stderr,
-                 "usage: file_floor --method pread|read|preadv2|mmap|io_uring [--iodepth N (io_uring)] [--direct] "
+                 "usage: file_floor --method pread|read|preadv2|mmap|io_uring [--iodepth N (io_uring)] [--direct] [--timed] "
                  "[--threads T] [--seconds S | --ops N] [--block-size B] [--seed N] FILE...\n");
     std::exit(2);
   }
@@ -254,6 +270,8 @@ int main(int argc, char** argv) {
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
   std::vector<uint64_t> ops(static_cast<size_t>(c.threads));
+  std::vector<Histogram> latency(static_cast<size_t>(c.threads));
+  (void)Clock::Default();  // calibrated before the loops start
   std::vector<std::thread> threads;
   for (int t = 0; t < c.threads; ++t) {
     threads.emplace_back([&, t] {
@@ -268,10 +286,14 @@ int main(int argc, char** argv) {
       }
 #endif
       uint64_t& n = ops[static_cast<size_t>(t)];
-      if (c.method == "pread") n = RunSync<Method::kPread>(c, f, o, stop);
-      if (c.method == "read") n = RunSync<Method::kRead>(c, f, o, stop);
-      if (c.method == "preadv2") n = RunSync<Method::kPreadv2>(c, f, o, stop);
-      if (c.method == "mmap") n = RunSync<Method::kMmap>(c, f, o, stop);
+      Histogram* h = &latency[static_cast<size_t>(t)];
+      auto run = [&]<Method M>() {
+        return c.timed ? RunSync<M, true>(c, f, o, stop, h) : RunSync<M, false>(c, f, o, stop, h);
+      };
+      if (c.method == "pread") n = run.template operator()<Method::kPread>();
+      if (c.method == "read") n = run.template operator()<Method::kRead>();
+      if (c.method == "preadv2") n = run.template operator()<Method::kPreadv2>();
+      if (c.method == "mmap") n = run.template operator()<Method::kMmap>();
     });
   }
   while (ready.load() < c.threads) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -300,9 +322,11 @@ int main(int argc, char** argv) {
   for (uint64_t n : ops) total += n;
   const double s = std::chrono::duration<double>(end - start).count();
   std::printf("{\"method\": \"%s\", \"iodepth\": %u, \"direct\": %s, \"threads\": %d, \"ops\": %llu, "
-              "\"elapsed_s\": %.6f, \"ops_per_s\": %.1f, \"user_s\": %.6f, \"sys_s\": %.6f, \"start_epoch_s\": %.6f}\n",
+              "\"elapsed_s\": %.6f, \"ops_per_s\": %.1f, \"user_s\": %.6f, \"sys_s\": %.6f, \"start_epoch_s\": %.6f, "
+              "\"timed\": %s, \"p50_ns\": %llu}\n",
               c.method.c_str(), c.depth, c.direct ? "true" : "false", c.threads,
               static_cast<unsigned long long>(total), s, static_cast<double>(total) / s,
-              secs(ru0.ru_utime, ru1.ru_utime), secs(ru0.ru_stime, ru1.ru_stime), start_epoch_s);
+              secs(ru0.ru_utime, ru1.ru_utime), secs(ru0.ru_stime, ru1.ru_stime), start_epoch_s,
+              c.timed ? "true" : "false", static_cast<unsigned long long>(latency[0].ValueAtPercentile(50)));
   return 0;
 }

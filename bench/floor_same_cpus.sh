@@ -28,7 +28,10 @@
 # two-thread cases use CPUs 0,1 for both. Biases, both against storebench:
 # the floor also runs alone for storebench's set-up and exit (~0.2 s per
 # round), and storebench's larger working set pays more to refill the caches
-# after each switch between the two. The file is read through before each
+# after each switch between the two.
+# FLOOR_EXTRA=--timed compares against the floor that also reads the clock
+# twice and records a histogram value per read (sync methods; the io_uring
+# and cold cases are skipped then): what storebench adds beyond measuring. The file is read through before each
 # round, since the host may reclaim page cache between rounds.
 set -euo pipefail
 DATA=${1:-/var/tmp/sb-fio}
@@ -64,6 +67,7 @@ printf '%-26s %12s %12s %8s %17s   %s\n' case "floor" "storebench" "sb/floor" "[
 for spec in "${CASES[@]}"; do
   IFS='|' read -r name sbflags flflags threads <<<"$spec"
   [[ "$name" =~ $FILTER ]] || continue
+  [[ -n "${FLOOR_EXTRA:-}" && "$name" == io_uring* ]] && continue
   : >"$TMP/rows"
   for r in $(seq "$ROUNDS"); do
     if [[ "$name" == *cold ]]; then
@@ -92,7 +96,7 @@ PY
     if [ "$threads" = 1 ]; then cpus=$((r % 2)); else cpus=0,1; fi
     cat "$FILE" >/dev/null
     # shellcheck disable=SC2086
-    taskset -c "$cpus" "$FLOOR" $flflags --threads "$threads" --block-size 4096 --seconds 600 "$FILE" >"$TMP/floor.json" &
+    taskset -c "$cpus" "$FLOOR" $flflags ${FLOOR_EXTRA:-} --threads "$threads" --block-size 4096 --seconds 600 "$FILE" >"$TMP/floor.json" &
     floor=$!
     sleep 0.1
     # shellcheck disable=SC2086
