@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "storebench/base/units.h"
+#include "storebench/io/proc_io.h"
 
 namespace storebench::driver {
 namespace {
@@ -43,8 +44,7 @@ ThreadSched OwnThreadSched() {
     s.cpu_ns = stat->first;
     s.runqueue_wait_ns = stat->second;
   } else if (usage) {  // no schedstat: the thread's rusage, to the microsecond
-    auto us = [](const timeval& t) { return static_cast<uint64_t>(t.tv_sec) * 1'000'000 + static_cast<uint64_t>(t.tv_usec); };
-    s.cpu_ns = (us(ru.ru_utime) + us(ru.ru_stime)) * 1000;
+    s.cpu_ns = io::TimevalNs(ru.ru_utime) + io::TimevalNs(ru.ru_stime);
   }
   return s;
 }

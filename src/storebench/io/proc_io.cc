@@ -9,10 +9,6 @@
 namespace storebench::io {
 namespace {
 
-uint64_t Ns(const timeval& tv) {
-  return static_cast<uint64_t>(tv.tv_sec) * 1000000000u + static_cast<uint64_t>(tv.tv_usec) * 1000u;
-}
-
 struct Field {
   const char* name;
   uint64_t ProcIo::*member;
@@ -74,8 +70,8 @@ StatusOr<ResourceUsage> ReadResourceUsage(bool thread) {
   rusage ru{};
   if (getrusage(thread ? RUSAGE_THREAD : RUSAGE_SELF, &ru) != 0) return ErrnoStatus("getrusage", "", errno);
   ResourceUsage u;
-  u.user_ns = Ns(ru.ru_utime);
-  u.system_ns = Ns(ru.ru_stime);
+  u.user_ns = TimevalNs(ru.ru_utime);
+  u.system_ns = TimevalNs(ru.ru_stime);
   u.voluntary_switches = static_cast<uint64_t>(ru.ru_nvcsw);
   u.involuntary_switches = static_cast<uint64_t>(ru.ru_nivcsw);
   u.major_faults = static_cast<uint64_t>(ru.ru_majflt);

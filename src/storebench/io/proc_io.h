@@ -5,6 +5,8 @@
 // Thread-safety: free functions and value types; reading is thread-safe.
 #pragma once
 
+#include <sys/time.h>
+
 #include <cstdint>
 
 #include "storebench/base/status.h"
@@ -26,6 +28,11 @@ struct ProcIo {
 
 // Reads /proc/self/io (or `path`, for tests); NotSupported when the kernel lacks task I/O accounting.
 StatusOr<ProcIo> ReadProcIo(const char* path = "/proc/self/io");
+
+// A getrusage time (seconds and microseconds) in nanoseconds.
+inline uint64_t TimevalNs(const timeval& tv) {
+  return static_cast<uint64_t>(tv.tv_sec) * 1000000000u + static_cast<uint64_t>(tv.tv_usec) * 1000u;
+}
 
 struct ResourceUsage {
   uint64_t user_ns = 0;
