@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "storebench/base/option_table.h"
+#include "storebench/backend/closed_loop.h"
 #include "storebench/base/status.h"
 #include "storebench/measure/metrics.h"
 #include "storebench/measure/sample.h"
@@ -120,6 +121,14 @@ class Worker {
     (void)min;
     (void)out;
     return 0;
+  }
+  // The closed loop at queue depth 1, run by the worker itself (closed_loop.h)
+  // for a worker whose op is one synchronous call: no virtual call per op.
+  // Returns false, having run no op, when it does not (the driver then submits
+  // op by op). The loop calls MeasureStarted() as the driver would.
+  virtual bool RunClosed(ClosedLoop& loop) {
+    (void)loop;
+    return false;
   }
   // Called once on the worker's thread before it submits the first op of the
   // measured window (the first whose intended start is at or after the end of

@@ -134,36 +134,59 @@ class Loop {
     }
   }
 
-  // The closed loop at depth 1, a read-method benchmark's usual shape: the
-  // general loop without arrivals, held ops or a free list, with what does not
-  // change during the run read once. Same records and stop conditions.
+  // The closed loop at depth 1, a read-method benchmark's usual shape: run by
+  // the worker itself when it can (backend/closed_loop.h), else here, op by
+  // op through Submit. Same records and stop conditions either way.
   void RunClosedDepth1() {
     const Timing& tm = *a_.timing;
-    const std::atomic<bool>& stop = *a_.stop;
-    const std::atomic<bool>& halt = a_.halt ? *a_.halt : *a_.stop;
-    const uint64_t end_ns = tm.end_ns;
-    const uint64_t limit = a_.ops_limit ? a_.ops_limit : UINT64_MAX;
+    backend::ClosedLoop::Args la;
+    la.clock = &clock_;
+    la.recorder = &recorder_;
+    la.stop = a_.stop;
+    la.halt = a_.halt;
+    la.measure_start_ns = tm.measure_start_ns;
+    la.end_ns = tm.end_ns;
+    la.ops_limit = a_.ops_limit;
+    la.kind_offset = kind_offset_;
+    la.warmup_ops = &a_.progress->warmup_ops;
+    la.failed = a_.failed;
+    la.max_errors = a_.max_errors;
+    la.error_outcomes = a_.error_outcomes;
+    la.measure_started = [](void* self) { static_cast<Loop*>(self)->StartMeasuring(); };
+    la.measure_started_context = this;
+    backend::ClosedLoop loop(la);
     backend::Worker& worker = *a_.worker;
-    while (!stop.load(std::memory_order_relaxed) && !halt.load(std::memory_order_relaxed)) {
-      if (inflight_) [[unlikely]] {  // the backend queued the previous op
-        Reap(1);
-        continue;
-      }
-      const uint64_t now = clock_.NowNs();
-      if (now >= end_ns || counted_ >= limit) break;
-      if (!measuring_ && now >= tm.measure_start_ns) [[unlikely]] StartMeasuring();
+    if (worker.RunClosed(loop)) {
+      loop.Flush();
+      return;
+    }
+    for (uint64_t start; (start = loop.Start()) != 0;) {
       backend::Completion c;
       const backend::SubmitResult r = worker.Submit(0, &c);
       if (r == backend::SubmitResult::kCompleted) [[likely]] {
-        Record(c, now, now, clock_.NowNs());
-      } else if (r == backend::SubmitResult::kQueued) {
-        slots_[0] = {now, now};
+        loop.Done(c.kind, c.outcome, c.bytes, start, clock_.NowNs());
+        continue;
+      }
+      // Queued: at depth 1 nothing else can start, so it is waited for here
+      // (until a stop: then the drain in Run() takes it). Busy: nothing
+      // started; whatever the backend still had is reaped, and it is tried again.
+      if (r == backend::SubmitResult::kQueued) {
+        slots_[0] = {start, start};
         free_.pop_back();  // Reap gives tag 0 back
         ++inflight_;
-      } else {
-        Reap(1);  // busy: not started, tried again
       }
+      do {
+        if (worker.Reap(1, std::span<backend::Completion>(&c, 1)) == 1) {
+          if (inflight_) {
+            --inflight_;
+            free_.push_back(0);
+          }
+          loop.Done(c.kind, c.outcome, c.bytes, start, clock_.NowNs());
+          break;
+        }
+      } while (inflight_ && !Stopping() && clock_.NowNs() < tm.end_ns);
     }
+    loop.Flush();
   }
 
   struct Slot {

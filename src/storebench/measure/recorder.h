@@ -61,6 +61,12 @@ class alignas(64) ThreadRecorder {
     samples_[active_.load(std::memory_order_seq_cst)]->RecordClosed(kind, outcome, start_ns, end_ns, bytes);
     Exit();
   }
+  // Records `n` closed-loop ops of one kind and outcome at once (Sample::RecordClosedBatch).
+  void RecordClosedBatch(uint32_t kind, uint32_t outcome, const uint64_t* service_ns, size_t n, uint64_t bytes) {
+    Enter();
+    samples_[active_.load(std::memory_order_seq_cst)]->RecordClosedBatch(kind, outcome, service_ns, n, bytes);
+    Exit();
+  }
 
  private:
   friend void Collect(std::span<ThreadRecorder* const> recorders, Sample* into);
