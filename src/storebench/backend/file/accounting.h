@@ -4,9 +4,10 @@
 // scan — as typed figures. What the kernel says it did (/proc/self/io), CPU
 // time and page-cache residency are the driver's (driver/accounting.h).
 //
-// Harness cost, sampled: every 64th op of a worker opens a window at its
-// Submit() that the worker's next Submit() closes — one op's whole cycle: the
-// driver's loop and recording, offset generation, the backend and read-method
+// Harness cost, sampled: every 64th op of a worker opens a window that the
+// worker's next op closes, at the same point of the cycle (its Submit(), or
+// in its own closed loop right after the record) — one op's whole cycle: the
+// loop and recording, offset generation, the backend and read-method
 // layers, and the read itself. Inside the window every call into the read
 // method (its syscalls, copies and waits) is timed. file.harness.window_ns and
 // file.harness.method_ns sum both over the samples (file.harness.samples);
