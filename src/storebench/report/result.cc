@@ -220,7 +220,8 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
                      d(lag.ValueAtPercentile(50)), d(lag.ValueAtPercentile(99)), d(lag.max()),
                      d(service.ValueAtPercentile(50)), d(service.ValueAtPercentile(99)), d(service.max()));
     s += fmt::format("  schedule  max backlog {:.0f} ops, max lag {}{}\n", max_backlog, d(max_lag),
-                     r.unstarted ? fmt::format(", {} due ops never started", r.unstarted) : "");
+                     r.unstarted ? fmt::format(", {} due {} never started", r.unstarted, r.unstarted == 1 ? "op" : "ops")
+                                 : "");
     s += PlatformSentence(r, lag, service);
   } else {
     s += row("latency", total.AllService());
