@@ -92,7 +92,9 @@ TEST_F(Search, AnSloEvenTheLowestRateMissesExitsOne) {
 }
 
 TEST_F(Search, SaysWhenTheClosedLoopCapacityMeetsTheSlo) {
-  Outcome o = Run("search --slo 'p99<=1s' --precision 10% --step-duration 300ms" + Json() + kSpin);
+  // 1 s steps: keeping pace allows a backlog of 1 % of a step's arrivals at its end, so a 300 ms
+  // step at 2 k ops/s failed on a stall of ~4 ms at its very end (a loaded sanitizer run).
+  Outcome o = Run("search --slo 'p99<=1s' --precision 10% --step-duration 1s" + Json() + kSpin);
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("meets p99 <= 1.000 s: latency does not limit this load below its capacity"),
             std::string::npos)
@@ -101,8 +103,8 @@ TEST_F(Search, SaysWhenTheClosedLoopCapacityMeetsTheSlo) {
   EXPECT_TRUE(doc["capacity"]["slo"][0]["pass"].get<bool>());
   EXPECT_GT(doc["highest_passing_rate"].get<double>(), 0);
   EXPECT_LE(doc["highest_passing_rate"].get<double>(), doc["capacity"]["achieved_ops_per_sec"].get<double>() + 1);
-  // What stops the open loop is keeping pace, not the goal: in a 300 ms step no
-  // overload short of 4x makes a queue of a second.
+  // What stops the open loop is keeping pace, not the goal: in a 1 s step no
+  // overload short of 2x makes a queue of a second.
   for (const auto& s : doc["steps"]) EXPECT_TRUE(s["slo"][0]["pass"].get<bool>()) << s.dump();
 }
 
