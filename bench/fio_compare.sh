@@ -22,17 +22,25 @@
 # Warm: the file is read through before each run and fio gets invalidate=0
 # (fio's default invalidate=1 would evict it). Cold: storebench --cache cold;
 # fio invalidate=1; the floor after posix_fadvise(DONTNEED) — all three evict
-# the same way. CASE_FILTER (a regex on case names) runs a subset.
+# the same way. CASE_FILTER (a regex on case names) runs a subset; TOOLS="sb floor"
+# leaves fio out (more rounds of storebench/floor in the same time).
+# Beside each paired median the summary prints its 95 % confidence interval:
+# the order statistics x(k)..x(n+1-k) that bracket the median with at least
+# 95 % probability for any distribution of the per-round ratios (the binomial
+# sign-test interval; needs 6 rounds or more) — what the rounds can and cannot
+# tell apart on a noisy host.
 set -euo pipefail
 DATA=${1:-/var/tmp/sb-fio}
 SIZE=${2:-2G}
 ROUNDS=${3:-3}
 SECS=${4:-5}
 FILTER=${5:-.}
+read -r -a TOOLS <<<"${TOOLS:-sb floor fio}"
 BUILD=$(dirname "$0")/../build/release
 SB=${STOREBENCH:-$BUILD/storebench}
 FLOOR=${FLOOR:-$BUILD/bench/file_floor}
-command -v fio >/dev/null || { echo "fio is not installed (apt-get install fio)"; exit 2; }
+[[ " ${TOOLS[*]} " == *" fio "* ]] && ! command -v fio >/dev/null && { echo "fio is not installed (apt-get install fio)"; exit 2; }
+[[ " ${TOOLS[*]} " == *" sb "* && " ${TOOLS[*]} " == *" floor "* ]] || { echo "TOOLS must name sb and floor (and may name fio): got '${TOOLS[*]}'"; exit 2; }
 [ -x "$SB" ] || { echo "storebench binary not found at $SB (set STOREBENCH=…)"; exit 2; }
 [ -x "$FLOOR" ] || { echo "floor binary not found at $FLOOR (cmake --build build/release --target file_floor, or FLOOR=…)"; exit 2; }
 
@@ -79,13 +87,14 @@ run_fio() {  # flags cache out
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['jobs'][0]['read']['iops'])" "$3"
 }
 
-# Three orders, rotated by round, so no tool always runs first or last.
-ORDERS=("sb floor fio" "fio sb floor" "floor fio sb")
+# The tools' order rotates by round, so no tool always runs first or last.
 for r in $(seq 1 "$ROUNDS"); do
   for c in "${CASES[@]}"; do
     IFS='|' read -r name sbf flf fiof cache <<<"$c"
     [[ $name =~ $FILTER ]] || continue
-    for tool in ${ORDERS[$(( (r - 1) % 3 ))]}; do
+    n=${#TOOLS[@]}
+    for i in $(seq 0 $((n - 1))); do
+      tool=${TOOLS[$(( (i + n - (r - 1) % n) % n ))]}
       case $tool in
         sb) v=$(run_sb "$sbf" "$cache" "$TMP/sb.json") ;;
         floor) v=$(run_floor "$flf" "$cache" "$TMP/floor.json") ;;
@@ -100,7 +109,7 @@ done
 echo
 echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 python3 - "$TMP/results" <<'PY'
-import statistics, sys
+import math, statistics, sys
 # name -> tool -> [per-round IOPS]; sb and floor also -> ops per CPU-second; sb -> harness ns/op
 rows = {}
 for line in open(sys.argv[1]):
@@ -113,25 +122,46 @@ for line in open(sys.argv[1]):
         t.setdefault('harness', []).append(float(rest[1]))
 med = statistics.median
 n = len(next(iter(rows.values()))['sb'])
-def paired(a, b):
+has_fio = all('fio' in t for t in rows.values())
+
+def median_ci(xs):
+    """Distribution-free 95 % interval of the median: the widest k with
+    P(Binomial(n, 1/2) < k) <= 2.5 %, interval x(k)..x(n+1-k) (1-based)."""
+    xs, m = sorted(xs), len(xs)
+    k = 0
+    while sum(math.comb(m, j) for j in range(k + 1)) / 2**m <= 0.025:
+        k += 1
+    return (xs[k - 1], xs[m - k]) if k >= 1 else None
+
+def paired(a, b, ci=False):
     rs = [x / y for x, y in zip(a, b)]
-    return f"{med(rs):.3f} ({min(rs):.3f}-{max(rs):.3f})", rs
+    text = f"{med(rs):.3f} ({min(rs):.3f}-{max(rs):.3f})"
+    if ci:
+        c = median_ci(rs)
+        text += f" [{c[0]:.3f}-{c[1]:.3f}]" if c else " [-]"
+    return text, rs
+
+fio_head = f" {'fio':>11}" if has_fio else ""
 print(f"IOPS, medians of {n} rounds; 'per CPU-s' = ops per second of the process's user+sys CPU time")
-print(f"{'case':26} {'storebench':>11} {'floor':>11} {'fio':>11} {'sb/floor':>9} {'sb/fio':>7} "
+print(f"{'case':26} {'storebench':>11} {'floor':>11}{fio_head} {'sb/floor':>9}{' sb/fio' if has_fio else ''} "
       f"{'sb/floor per CPU-s':>19} {'harness ns/op':>14}")
 for name, t in rows.items():
-    s, fl, f = med(t['sb']), med(t['floor']), med(t['fio'])
-    print(f"{name:26} {s:11,.0f} {fl:11,.0f} {f:11,.0f} {s/fl:9.3f} {s/f:7.3f} "
+    s, fl = med(t['sb']), med(t['floor'])
+    fio = f" {med(t['fio']):11,.0f}" if has_fio else ""
+    sf = f" {s / med(t['fio']):6.3f}" if has_fio else ""
+    print(f"{name:26} {s:11,.0f} {fl:11,.0f}{fio} {s/fl:9.3f}{sf} "
           f"{med(t['sb_cpu'])/med(t['floor_cpu']):19.3f} {med(t['harness']):14.0f}")
 # The runs of one round are adjacent in time: their ratio cancels most of the drift between rounds.
-print(f"\npaired ratios (runs of one round): median (min-max)")
-print(f"{'case':26} {'sb/floor':>20} {'sb/fio':>20} {'sb/floor per CPU-s':>20}   per round sb/floor per CPU-s")
+print(f"\npaired ratios (runs of one round): median (min-max) [95 % interval of the median]")
+print(f"{'case':26} {'sb/floor':>34}{' ' + format('sb/fio', '>20') if has_fio else ''} {'sb/floor per CPU-s':>34}"
+      "   per round sb/floor")
 for name, t in rows.items():
-    a, _ = paired(t['sb'], t['floor'])
-    b, _ = paired(t['sb'], t['fio'])
-    c, rc = paired(t['sb_cpu'], t['floor_cpu'])
-    print(f"{name:26} {a:>20} {b:>20} {c:>20}   " + " ".join(f"{x:.3f}" for x in rc))
-print("\nper-round IOPS (storebench / floor / fio):")
+    a, ra = paired(t['sb'], t['floor'], ci=True)
+    b = " " + format(paired(t['sb'], t['fio'])[0], '>20') if has_fio else ""
+    c, _ = paired(t['sb_cpu'], t['floor_cpu'], ci=True)
+    print(f"{name:26} {a:>34}{b} {c:>34}   " + " ".join(f"{x:.3f}" for x in ra))
+print(f"\nper-round IOPS (storebench / floor{' / fio' if has_fio else ''}):")
 for name, t in rows.items():
-    print(f"{name:26} " + "  ".join(f"{s:,.0f}/{fl:,.0f}/{f:,.0f}" for s, fl, f in zip(t['sb'], t['floor'], t['fio'])))
+    cols = zip(t['sb'], t['floor'], t['fio']) if has_fio else zip(t['sb'], t['floor'])
+    print(f"{name:26} " + "  ".join("/".join(f"{v:,.0f}" for v in c) for c in cols))
 PY
