@@ -108,8 +108,10 @@ done
 
 echo
 echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-python3 - "$TMP/results" <<'PY'
-import math, statistics, sys
+python3 - "$TMP/results" "$(dirname "$0")" <<'PY'
+import statistics, sys
+sys.path.insert(0, sys.argv[2])
+from median_interval import median_interval
 # name -> tool -> [per-round IOPS]; sb and floor also -> ops per CPU-second; sb -> harness ns/op
 rows = {}
 for line in open(sys.argv[1]):
@@ -124,20 +126,11 @@ med = statistics.median
 n = len(next(iter(rows.values()))['sb'])
 has_fio = all('fio' in t for t in rows.values())
 
-def median_ci(xs):
-    """Distribution-free 95 % interval of the median: the widest k with
-    P(Binomial(n, 1/2) < k) <= 2.5 %, interval x(k)..x(n+1-k) (1-based)."""
-    xs, m = sorted(xs), len(xs)
-    k = 0
-    while sum(math.comb(m, j) for j in range(k + 1)) / 2**m <= 0.025:
-        k += 1
-    return (xs[k - 1], xs[m - k]) if k >= 1 else None
-
 def paired(a, b, ci=False):
     rs = [x / y for x, y in zip(a, b)]
     text = f"{med(rs):.3f} ({min(rs):.3f}-{max(rs):.3f})"
     if ci:
-        c = median_ci(rs)
+        c = median_interval(rs)
         text += f" [{c[0]:.3f}-{c[1]:.3f}]" if c else " [-]"
     return text, rs
 

@@ -33,14 +33,14 @@ for i in $(seq "$PAIRS"); do
   if [ $((i % 2)) = 1 ]; then a=$(run "$A"); b=$(run "$B"); else b=$(run "$B"); a=$(run "$A"); fi
   echo "$a $b" | tee -a "$TMP/pairs" | sed "s/^/pair $i A B IOPS: /" >&2
 done
-python3 - "$TMP/pairs" "$A" "$B" <<'PY'
-import math, statistics, sys
+python3 - "$TMP/pairs" "$A" "$B" "$(dirname "$0")" <<'PY'
+import statistics, sys
+sys.path.insert(0, sys.argv[4])
+from median_interval import median_interval
 pairs = [tuple(map(float, l.split())) for l in open(sys.argv[1])]
 q = sorted(b / a for a, b in pairs)
-n, k = len(q), 0
-while sum(math.comb(n, j) for j in range(k + 1)) / 2**n <= 0.025:
-    k += 1
-ci = f"[{q[k - 1]:.3f}-{q[n - k]:.3f}]" if k else "[- : fewer than 6 pairs]"
+n, ci = len(q), median_interval(q)
+ci = f"[{ci[0]:.3f}-{ci[1]:.3f}]" if ci else "[- : fewer than 6 pairs]"
 print(f"A: '{sys.argv[2]}'  B: '{sys.argv[3]}'")
 print(f"median IOPS A {statistics.median(a for a, _ in pairs):,.0f}  B {statistics.median(b for _, b in pairs):,.0f}")
 print(f"B/A paired: median {statistics.median(q):.3f} {ci} (min {q[0]:.3f}, max {q[-1]:.3f}); B ahead in {sum(x > 1 for x in q)}/{n}")
