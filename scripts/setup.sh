@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages storebench needs, only those missing, and
 # says nothing when all are present. Run as root.
+#
+#   scripts/setup.sh          what building and running storebench need (the first command)
+#   scripts/setup.sh --test   that, and what the test suite and bench/ scripts need
 set -euo pipefail
 
+# Building and running: the compiler, the libraries CMake finds, the RocksDB
+# engine of the default job, Chart.js (inlined into every --html report).
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libboost-math-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  liburing-dev librocksdb-dev
-  rocksdb-tools fio python3-whisper
-  zlib1g-dev
-  # Scale-out: mpirun and the headers for the MPI mode (tests labelled mpi).
-  openmpi-bin libopenmpi-dev
-  # storebench report: Chart.js is inlined into every HTML report from the
-  # installed package; Chromium runs the browser test; the Java JDK and
-  # HdrHistogram's Java library check the .hlog/.hgrm formats (interop test).
-  libjs-chart.js chromium default-jdk-headless libhdrhistogram-java
-  # valgrind: bench/rocksdb_harness_cost.sh and bench/harness_instructions.sh count instructions.
-  valgrind
+  liburing-dev librocksdb-dev zlib1g-dev
+  libjs-chart.js
 )
+if [[ ${1:-} == --test ]]; then
+  packages+=(
+    # A compiler cache for the three builds of the suite (release, ASan+UBSan, TSan).
+    ccache
+    libgtest-dev libgmock-dev libbenchmark-dev
+    # Peers the tests and bench/ scripts run against.
+    rocksdb-tools fio python3-whisper python3-scipy
+    # Scale-out: mpirun and the headers for the MPI mode (tests labelled mpi).
+    openmpi-bin libopenmpi-dev
+    # Chromium runs the browser test; the Java JDK and HdrHistogram's Java
+    # library check the .hlog/.hgrm formats (interop test).
+    chromium default-jdk-headless libhdrhistogram-java
+    # valgrind: bench/rocksdb_harness_cost.sh and bench/harness_instructions.sh count instructions.
+    valgrind
+  )
+elif [[ -n ${1:-} ]]; then
+  echo "setup: unknown argument '$1' (accepted: --test)" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do
