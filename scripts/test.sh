@@ -1,20 +1,45 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, then build and run every test
 # in the release build, again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# and the concurrency tests under ThreadSanitizer.
-set -euo pipefail
+# and the concurrency tests under ThreadSanitizer. Every stage runs even when
+# an earlier one failed; each prints its result and wall time, and the script
+# exits non-zero when any stage failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --test || exit 1
 jobs=$(nproc)
 
-echo "== release: all tests"
-scripts/build.sh release
-ctest --preset release -j "$jobs"
+# A build tree made by run-default.sh has the tests off: turn them on, afresh.
+configure_args() {
+  local cache=build/$1/CMakeCache.txt
+  local args="-DSTOREBENCH_BUILD_TESTS=ON"
+  [[ $1 == release ]] && args+=" -DSTOREBENCH_BUILD_BENCH=ON"
+  if [[ -f $cache ]] && grep -q '^STOREBENCH_BUILD_TESTS:BOOL=OFF' "$cache"; then args="--fresh $args"; fi
+  echo "$args"
+}
 
-echo "== asan+ubsan: all tests"
-scripts/build.sh asan
-ctest --preset asan -j "$jobs"
+failed=()
+summary=()
+stage() {  # stage NAME PRESET [BUILD ARGS...]
+  local name=$1 preset=$2 rc=0 t0=$SECONDS
+  shift 2
+  echo "== $name"
+  if STOREBENCH_CMAKE_ARGS=$(configure_args "$preset") scripts/build.sh "$preset" "$@"; then
+    ctest --preset "$preset" -j "$jobs" || rc=$?
+  else
+    rc=1
+  fi
+  local took=$((SECONDS - t0))
+  if ((rc == 0)); then summary+=("$name: passed in ${took} s"); else summary+=("$name: FAILED in ${took} s"); failed+=("$name"); fi
+}
 
-echo "== tsan: concurrency tests"
-scripts/build.sh tsan --target concurrency_tests
-ctest --preset tsan -j "$jobs"
+stage "release: all tests" release
+stage "asan+ubsan: all tests" asan
+stage "tsan: concurrency tests" tsan --target concurrency_tests
+
+echo "== stages"
+printf '%s\n' "${summary[@]}"
+if ((${#failed[@]})); then
+  echo "test.sh: failed stages: ${failed[*]}" >&2
+  exit 1
+fi

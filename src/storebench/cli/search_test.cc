@@ -148,7 +148,11 @@ TEST_F(Search, AnInterruptedSearchResumesWithoutRepeatingStoredSteps) {
   const fs::path out = dir_ / "steps";
   const std::string cmd =
       "search --slo 'p99<=50ms' --precision 5% --step-duration 400ms --out " + out.string() + Json() + kSpin;
-  Outcome first = RunShell("timeout -s INT 1.5 " + testing::StorebenchBinary() + " " + cmd);
+  // Interrupted once its first step is stored, however long that takes on a
+  // loaded machine (a fixed timeout once fired before any step was stored).
+  Outcome first = RunShell("( " + testing::StorebenchBinary() + " " + cmd + " & p=$!; for i in $(seq 1200); do " +
+                           "ls " + out.string() + "/closed-* >/dev/null 2>&1 && break; sleep 0.05; done; " +
+                           "kill -INT $p; wait $p )");
   (void)first;  // 130 when interrupted; a very fast machine may have finished (0)
   std::map<std::string, fs::file_time_type> stored;
   for (const auto& e : fs::directory_iterator(out))
