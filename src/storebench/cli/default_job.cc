@@ -23,9 +23,10 @@ int RunRocksdbDefaultJob(const std::atomic<bool>* stop) {
       "fillrandom: ~63%% of the keys exist), 8 MiB block cache, 2 threads, in %s.\n"
       "Two phases (Luo & Carey): a closed loop measures capacity, then an open loop runs at 80%% of it,\n"
       "latency timed from each arrival's intended start. In phase 2 the two workers take arrivals from one\n"
-      "queue (--dispatch shared) and sleep between them (--wait adaptive), so a worker that loses its CPU\n"
-      "does not hold arrivals back; the summary splits response time into start lag (the client and the\n"
-      "platform) and service time (RocksDB), and says how long the workers waited for a CPU.\n\n",
+      "queue (--dispatch shared); before each arrival they sleep only while it is further away than this host's\n"
+      "wake-up latency tail and stay awake, yielding the CPU, for the rest (--wait adaptive). The summary sets\n"
+      "the response time beside an ideal client's (the same arrivals and service times through two FIFO\n"
+      "servers): the difference is the client's and the platform's share, the rest is queueing behind RocksDB.\n\n",
       kDefaultRocksdbDir);
   std::fflush(stdout);
   int rc = ExecutePrepare(flags, stop);

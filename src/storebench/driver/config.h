@@ -27,11 +27,13 @@ struct WorkerGroup {
 
 // How a group's open-loop arrivals reach its workers (dispatch.h).
 enum class Dispatch { kShared, kPartitioned };
-// How a worker with nothing due waits for its next arrival.
+// How a worker with nothing due waits for its next arrival (wait_policy.h).
 //   spin: sleeps while it is far, spins the last 60 µs (precise, burns a CPU);
 //   sleep: always gives the CPU back (a late wake-up shows as start lag);
-//   adaptive: sleeps unless the arrival is closer than the measured wake-up
-//   latency, and never spins when the workers are as many as the CPUs.
+//   adaptive: sleeps only while the arrival is further away than the host's
+//   wake-up latency tail (measured at start-up, then followed per worker), and
+//   stays awake for the rest, yielding the CPU on every turn when the workers
+//   leave no CPU free.
 enum class WaitMode { kSpin, kSleep, kAdaptive };
 
 struct RunConfig {

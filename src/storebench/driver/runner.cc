@@ -12,7 +12,9 @@
 #include "storebench/driver/accounting.h"
 #include "storebench/driver/dispatch.h"
 #include "storebench/driver/hiccup.h"
+#include "storebench/driver/ideal_client.h"
 #include "storebench/driver/threads.h"
+#include "storebench/driver/wait_policy.h"
 #include "storebench/driver/worker_loop.h"
 #include "storebench/measure/clock.h"
 #include "storebench/measure/recorder.h"
@@ -41,7 +43,10 @@ Status Validate(const RunConfig& config, const backend::Backend& backend) {
 // Adds interval `b` (which follows `a`) into `a`: counts add, histograms merge,
 // maxima are the larger, the end-of-interval sample is b's.
 void FoldInto(IntervalStats* a, const IntervalStats& b) {
-  a->length_s += b.length_s;
+  const double length = a->length_s + b.length_s;
+  if (length > 0)
+    a->offered_ops_per_sec = (a->offered_ops_per_sec * a->length_s + b.offered_ops_per_sec * b.length_s) / length;
+  a->length_s = length;
   a->t_s = b.t_s;
   a->ops += b.ops, a->errors += b.errors, a->bytes += b.bytes;
   a->ops_per_sec = a->length_s > 0 ? static_cast<double>(a->ops) / a->length_s : 0;
@@ -70,7 +75,51 @@ void FoldInto(IntervalStats* a, const IntervalStats& b) {
   a->hiccup_p99_ns = std::max(a->hiccup_p99_ns, b.hiccup_p99_ns);
 }
 
+// The ideal client's totals and per-interval figures into `r`: groups merged;
+// arrival intervals past the last reported one (a folded sliver) go to it.
+void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, RunResult* r) {
+  measure::Histogram ideal(r->layout.histogram), observed(r->layout.histogram);
+  const size_t n = r->intervals.size();
+  std::vector<measure::Histogram> by_interval_ideal, by_interval_observed;
+  for (size_t i = 0; i < n; ++i) {
+    by_interval_ideal.emplace_back(r->layout.histogram);
+    by_interval_observed.emplace_back(r->layout.histogram);
+  }
+  bool any = false;
+  for (const auto& c : clients) {
+    if (!c) continue;
+    any = true;
+    (void)ideal.Merge(c->ideal());
+    (void)observed.Merge(c->observed());
+    for (size_t k = 0; k < c->intervals().size() && n > 0; ++k) {
+      const size_t at = std::min(k, n - 1);
+      auto x = measure::Histogram::Decode(c->intervals()[k].ideal), y = measure::Histogram::Decode(c->intervals()[k].observed);
+      if (x.ok()) (void)by_interval_ideal[at].Merge(*x);
+      if (y.ok()) (void)by_interval_observed[at].Merge(*y);
+    }
+  }
+  if (!any) return;
+  for (size_t i = 0; i < n; ++i) {
+    r->intervals[i].has_ideal = true;
+    r->intervals[i].ideal = PercentilesOf(by_interval_ideal[i]);
+    r->intervals[i].arrival_observed = PercentilesOf(by_interval_observed[i]);
+  }
+  r->ideal = std::move(ideal);
+  r->ideal_observed = std::move(observed);
+}
+
 }  // namespace
+
+double RunResult::achieved_ops_per_sec() const {
+  return elapsed_s > 0 && total ? static_cast<double>(total->ops()) / elapsed_s : 0;
+}
+
+bool RunResult::sustained() const {
+  if (!open_loop || !total) return true;
+  const double ops = static_cast<double>(total->ops());
+  return achieved_ops_per_sec() >= kSustainedAchievedFraction * offered_ops_per_sec() &&
+         static_cast<double>(unstarted) <= kSustainedBacklogFraction * std::max(ops, 1.0);
+}
 
 Percentiles PercentilesOf(const measure::Histogram& h) {
   return {h.ValueAtPercentile(50),   h.ValueAtPercentile(90),    h.ValueAtPercentile(99),
@@ -120,6 +169,16 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   std::vector<uint32_t> worker_group(static_cast<size_t>(n));
   internal::Timing timing;
   timing.drain_timeout_ns = config.drain_timeout_ns;
+  // The ideal client's inputs (ideal_client.h): a log per open-loop worker,
+  // sized for a quarter second of the rate it may take (a shared source's
+  // worker may take the whole group's), within 64 MiB for all of them.
+  std::vector<std::unique_ptr<OpLog>> logs(static_cast<size_t>(n));
+  std::vector<ArrivalSource*> group_shared(config.groups.size(), nullptr);
+  std::vector<std::vector<int>> group_workers(config.groups.size());
+  int open_workers = 0;
+  for (const WorkerGroup& g : config.groups)
+    if (g.schedule.open_loop()) open_workers += g.threads;
+  const size_t log_budget = open_workers ? (64u << 20) / sizeof(OpRecord) / static_cast<size_t>(open_workers) : 0;
   int w = 0;
   for (size_t gi = 0; gi < config.groups.size(); ++gi) {
     const WorkerGroup& g = config.groups[gi];
@@ -130,6 +189,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       source_refs.push_back({sources.back().get(), nullptr, static_cast<uint32_t>(gi)});
     }
     ArrivalSource* group_source = shared ? sources.back().get() : nullptr;
+    group_shared[gi] = group_source;
     for (int i = 0; i < g.threads; ++i, ++w) {
       uint64_t seed = workload::Random::SeedFor(config.seed, static_cast<uint64_t>(w));
       recorders.push_back(std::make_unique<measure::ThreadRecorder>(result.layout));
@@ -160,6 +220,13 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       a.ops_limit = g.schedule.open_loop() ? 0 : share;
       a.queue_depth = g.queue_depth;
       a.kind_offset = result.group_first_kind[gi];
+      group_workers[gi].push_back(w);
+      if (g.schedule.open_loop()) {
+        const double rate = g.schedule.PeakRate() / (shared ? 1 : g.threads);
+        const size_t want = static_cast<size_t>(std::min(rate * 0.25, 1e9));
+        logs[w] = std::make_unique<OpLog>(std::clamp<size_t>(want, 1024, std::max<size_t>(1024, std::min<size_t>(log_budget, 1u << 18))));
+        a.log = logs[w].get();
+      }
     }
   }
 
@@ -172,23 +239,14 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   if (config.cpus.empty() || others.empty()) others.clear();
   const size_t cpus_for_workers = config.cpus.empty() ? allowed.size() : config.cpus.size();
 
-  // How long a sleep overshoots here decides how close to an arrival a worker may sleep.
-  result.wakeup_latency_ns = MeasureWakeupLatencyNs(clock);
-  switch (config.wait) {
-    case WaitMode::kSpin:
-      timing.spin_ns = 60'000;
-      break;
-    case WaitMode::kSleep:
-      timing.spin_ns = 0;
-      break;
-    case WaitMode::kAdaptive:
-      // Spinning takes a CPU; only when the workers leave one free for everything else.
-      timing.spin_ns = static_cast<size_t>(n) < cpus_for_workers
-                           ? std::min<uint64_t>(result.wakeup_latency_ns + 10'000, 200'000)
-                           : 0;
-      break;
-  }
-  result.spin_ns = timing.spin_ns;
+  // How late a sleep wakes here decides how close to an arrival a worker may
+  // sleep (wait_policy.h); awake, it yields when the workers leave no CPU free.
+  const WakeupLatency wakeup = MeasureWakeupLatency(clock);
+  result.wakeup_latency_ns = wakeup.p50_ns;
+  result.wakeup_latency_p99_ns = wakeup.p99_ns;
+  timing.wait = WaitPolicyFor(config.wait, wakeup.p99_ns, static_cast<size_t>(n) < cpus_for_workers);
+  result.spin_ns = timing.wait.floor_ns;
+  result.wait_yields = timing.wait.yield;
 
   // Workers make their backend workers on their own threads, then wait for the start.
   std::vector<Status> worker_status(static_cast<size_t>(n));
@@ -270,6 +328,32 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   uint64_t schedule_end = 0;
   for (const WorkerGroup& g : config.groups) schedule_end = std::max(schedule_end, g.schedule.EndNs());
   if (schedule_end != UINT64_MAX && !config.duration_ns) timing.end_ns = timing.start_ns + schedule_end;
+  std::vector<std::unique_ptr<IdealClient>> ideal_clients(config.groups.size());
+  for (size_t gi = 0; gi < config.groups.size(); ++gi) {
+    const WorkerGroup& g = config.groups[gi];
+    if (!g.schedule.open_loop()) continue;
+    ideal_clients[gi] = std::make_unique<IdealClient>(config.histogram, g.threads * g.queue_depth,
+                                                      timing.measure_start_ns, config.interval_ns);
+    result.ideal_servers += g.threads * g.queue_depth;
+  }
+  std::vector<OpRecord> ideal_batch;
+  // Replays what the workers logged, up to the earliest op one of them may still log.
+  auto feed_ideal = [&](bool last) {
+    for (size_t gi = 0; gi < config.groups.size(); ++gi) {
+      if (!ideal_clients[gi]) continue;
+      uint64_t watermark = UINT64_MAX;
+      // The shared source first, then the workers' floors, then the logs: a
+      // worker announces an arrival before it claims it (ideal_client.h).
+      if (group_shared[gi] && !last) {
+        const uint64_t next = group_shared[gi]->Peek();
+        if (next != UINT64_MAX) watermark = timing.start_ns + next;
+      }
+      for (int i : group_workers[gi]) watermark = std::min(watermark, logs[i]->Pending());
+      for (int i : group_workers[gi]) logs[i]->Drain(&ideal_batch);
+      ideal_clients[gi]->Add(&ideal_batch);
+      ideal_clients[gi]->Advance(last ? UINT64_MAX : watermark);
+    }
+  };
   release(1);
 
   auto all_done = [&] {
@@ -280,14 +364,20 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
 
   // Warm-up (and the wait for a start common to several processes): progress
   // once per interval, the stop flag every 20 ms; nothing is recorded.
+  // next_tick advances whether or not a line is drawn: a tick left in the past
+  // would make every sleep return at once, and this thread would spin through
+  // the warm-up on a CPU the workers and the engine need.
   uint64_t next_tick = clock.NowNs() + config.interval_ns;
   while (!all_done() && !stop->load() && !halt.load() && clock.NowNs() < timing.measure_start_ns) {
     measure::SleepUntil(clock, std::min({timing.measure_start_ns, next_tick, clock.NowNs() + 20'000'000}));
-    if (progress && clock.NowNs() >= next_tick && clock.NowNs() < timing.measure_start_ns) {
-      next_tick += config.interval_ns;
+    feed_ideal(false);
+    const uint64_t now = clock.NowNs();
+    if (now < next_tick) continue;
+    while (next_tick <= now) next_tick += config.interval_ns;
+    if (progress && now < timing.measure_start_ns) {
       IntervalStats tick;
       tick.warmup = true;
-      tick.t_s = -static_cast<double>(timing.measure_start_ns - clock.NowNs()) / 1e9;
+      tick.t_s = -static_cast<double>(timing.measure_start_ns - now) / 1e9;
       for (auto& p : progress_state) tick.ops += p->warmup_ops.load(std::memory_order_relaxed);
       progress(tick);
     }
@@ -350,6 +440,13 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     st.errors = interval.errors();
     st.bytes = interval.bytes();
     st.ops_per_sec = st.length_s > 0 ? static_cast<double>(st.ops) / st.length_s : 0;
+    {
+      const uint64_t to = std::min(now, timing.end_ns);
+      double offered = 0;
+      for (const SourceRef& ref : source_refs)
+        if (to > from) offered += ref.source->ExpectedBefore(to - timing.start_ns) - ref.source->ExpectedBefore(from - timing.start_ns);
+      st.offered_ops_per_sec = st.length_s > 0 ? offered / st.length_s : 0;
+    }
     response.Reset();
     service.Reset();
     for (const measure::KindSample& k : interval.kinds()) {
@@ -432,6 +529,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     uint64_t target = timing.measure_start_ns + k * config.interval_ns;
     while (!ended() && clock.NowNs() < target) {
       measure::SleepUntil(clock, std::min(target, clock.NowNs() + 20'000'000));
+      feed_ideal(false);
     }
     if (stonewall && stonewall->load() && !halt.load()) {
       result.stonewalled = true;
@@ -443,6 +541,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     if (progress) progress(st);
   }
   join_all();
+  feed_ideal(true);
   uint64_t end = std::min(clock.NowNs(), timing.end_ns);
   if (!stop->load() && !halt.load() && !window_is_duration) {
     uint64_t last_finish = 0;
@@ -463,6 +562,15 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     hiccups.Stop();
     result.hiccups = hiccups.Total();
   }
+  if (result.open_loop) {
+    AttachIdeal(ideal_clients, &result);
+    for (const auto& log : logs)
+      if (log) result.ideal_dropped += log->dropped();
+    for (const SourceRef& ref : source_refs)
+      if (end > timing.measure_start_ns)
+        result.offered_ops += ref.source->ExpectedBefore(end - timing.start_ns) -
+                              ref.source->ExpectedBefore(timing.measure_start_ns - timing.start_ns);
+  }
   if (pin_reporter) (void)sched_setaffinity(0, sizeof reporter_mask, &reporter_mask);
   Status after = backend.AfterRun();
   accounting.End(data_paths);
@@ -470,7 +578,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   result.interrupted = stop->load();
   result.stopped_on_errors = halt.load() && !result.stonewalled;
   result.elapsed_s = end > timing.measure_start_ns ? static_cast<double>(end - timing.measure_start_ns) / 1e9 : 0;
-  uint64_t runqueue = 0, involuntary = 0, worker_cpu = 0;
+  uint64_t runqueue = 0, involuntary = 0, worker_cpu = 0, sleeps = 0, late_sleeps = 0, max_window = 0;
   for (int i = 0; i < n; ++i) {
     result.warmup_ops += progress_state[i]->warmup_ops.load();
     result.unfinished += progress_state[i]->unfinished.load();
@@ -478,6 +586,9 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     runqueue += progress_state[i]->runqueue_wait_ns.load();
     involuntary += progress_state[i]->involuntary_switches.load();
     worker_cpu += progress_state[i]->cpu_ns.load();
+    sleeps += progress_state[i]->sleeps.load();
+    late_sleeps += progress_state[i]->late_sleeps.load();
+    max_window = std::max(max_window, progress_state[i]->max_spin_window_ns.load());
   }
   // Shared sources: the due arrivals no worker took.
   for (const SourceRef& ref : source_refs) {
@@ -491,6 +602,14 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   // The workers' own CPU time (cpu.* is the whole process's: reporter, meter, set-up).
   result.metrics.Counter({"workers", "cpu_ns"}, worker_cpu, measure::Unit::kNanoseconds);
   result.metrics.Gauge({"workers", "threads"}, n, measure::Unit::kCount, measure::MergeRule::kSum);
+  if (result.open_loop) {
+    // The wait policy at work: sleeps before an arrival, those that woke later
+    // than the spin window then was, and the widest window a worker reached.
+    result.metrics.Counter({"workers", "wait", "sleeps"}, sleeps);
+    result.metrics.Counter({"workers", "wait", "late_sleeps"}, late_sleeps);
+    result.metrics.Gauge({"workers", "wait", "max_spin_window_ns"}, static_cast<double>(max_window),
+                         measure::Unit::kNanoseconds, measure::MergeRule::kMax);
+  }
   if (result.hiccups) {
     const measure::Histogram& h = *result.hiccups;
     for (const auto& [name, p] : {std::pair<const char*, double>{"p50_ns", 50}, {"p99_ns", 99}, {"p999_ns", 99.9}})

@@ -47,6 +47,12 @@ struct IntervalStats {
   uint64_t runqueue_wait_ns = 0;  // the workers' run-queue wait during the interval (schedstat)
   uint64_t hiccup_p99_ns = 0, hiccup_max_ns = 0;  // the platform hiccup meter's lateness
   std::vector<uint64_t> group_ops;  // ops per worker group
+  double offered_ops_per_sec = 0;   // open loop: the arrivals the schedule asked for in the interval, per second
+  // Open loop, by arrival: the ops due in this interval (intended start in
+  // [t_s − length, t_s) of the nominal grid) as the ideal client replays them
+  // and as the run observed them (ideal_client.h). Filled at the end of the run.
+  bool has_ideal = false;
+  Percentiles ideal, arrival_observed;
   // The interval's histograms, lossless (Histogram::Encode()), so intervals of
   // several processes merge exactly.
   std::string response_histogram, service_histogram;
@@ -55,6 +61,11 @@ struct IntervalStats {
   bool warmup = false;  // a progress tick during warm-up (not part of the results)
   measure::MetricSet backend;  // Backend::IntervalFigures() at the interval's end
 };
+
+// An open-loop run sustained its offered rate when it achieved at least this
+// share of it and ended with at most this share of its ops still due.
+inline constexpr double kSustainedAchievedFraction = 0.99;
+inline constexpr double kSustainedBacklogFraction = 0.01;
 
 struct RunResult {
   measure::RecorderLayout layout;          // kinds are "group/kind" when there are several groups
@@ -74,10 +85,24 @@ struct RunResult {
   measure::MetricSet metrics;
   // The platform hiccup meter's lateness over the measured window (hiccup.h).
   std::optional<measure::Histogram> hiccups;
-  uint64_t wakeup_latency_ns = 0;  // measured at start-up (threads.h)
+  uint64_t wakeup_latency_ns = 0;      // median, measured at start-up (threads.h)
+  uint64_t wakeup_latency_p99_ns = 0;  // its tail: the wait policy's spin window floor
   double measure_start_epoch_s = 0;  // wall-clock time when the measured window began
-  uint64_t spin_ns = 0;            // how close to an arrival workers spun instead of sleeping
+  uint64_t spin_ns = 0;            // how close to an arrival workers stay awake (at the start; it adapts)
+  bool wait_yields = false;        // the awake stretch yields the CPU (workers leave no CPU free)
   bool stonewalled = false;        // ended by the `stonewall` flag (another process finished first)
+  // Open loop: arrivals the schedules asked for in the measured window.
+  double offered_ops = 0;
+  // Open loop: the ideal client (ideal_client.h) over the measured window,
+  // and the run's own response times of the same ops; servers = Σ threads × depth.
+  std::optional<measure::Histogram> ideal, ideal_observed;
+  int ideal_servers = 0;
+  uint64_t ideal_dropped = 0;  // records a full log dropped: the replay is inexact when > 0
+
+  double achieved_ops_per_sec() const;
+  double offered_ops_per_sec() const { return elapsed_s > 0 ? offered_ops / elapsed_s : 0; }
+  // Open loop: achieved >= 99% of offered and at most 1% of ops left due (unstarted).
+  bool sustained() const;
 };
 
 using ProgressFn = std::function<void(const IntervalStats&)>;

@@ -1,6 +1,7 @@
 #include "storebench/driver/runner.h"
 
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <algorithm>
 #include <thread>
@@ -157,6 +158,25 @@ TEST(Runner, WorkerCpuTimeIsTheWorkersOwn) {
   EXPECT_LE(spin, 2.0 * static_cast<double>(spin_window) + 100e6);
   EXPECT_LE(sleep, 2.0 * static_cast<double>(sleep_window) + 100e6);
   EXPECT_GT(spin, 3 * sleep) << "spin " << spin << " ns, sleep " << sleep << " ns";
+}
+
+// The reporter (the thread that calls RunLoad) sleeps through the warm-up
+// when no progress is drawn: its CPU time over a 1 s warm-up stays a small
+// fraction of it. (It once spun there: the next tick advanced only when a
+// line was drawn.) A loaded machine can only lower this thread's CPU time.
+TEST(Runner, ReporterSleepsThroughTheWarmup) {
+  auto b = Null({{"service-time", "sleep:1ms"}});
+  RunConfig c = Config("closed", 1, 100'000'000);
+  c.warmup_ns = 1'000'000'000;
+  c.interval_ns = 100'000'000;
+  c.hiccup_period_ns = 0;
+  timespec before{}, after{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &before);
+  auto r = RunLoad(*b, c, nullptr);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &after);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const double cpu_s = static_cast<double>(after.tv_sec - before.tv_sec) + (after.tv_nsec - before.tv_nsec) / 1e9;
+  EXPECT_LT(cpu_s, 0.2) << "the reporter used " << cpu_s << " s of CPU in a 1 s warm-up";
 }
 
 // Depth 1 runs the closed loop's own path (no free list): an op the backend
@@ -464,6 +484,104 @@ TEST(Dispatch, EveryWaitModeDeliversTheConstantScheduleExactly) {
       EXPECT_EQ(r->spin_ns, 0u);
     }
   }
+}
+
+}  // namespace
+}  // namespace storebench::driver
+
+namespace storebench::driver {
+namespace {
+
+uint64_t CountAtOrAbove(const measure::Histogram& h, uint64_t v) {
+  return h.count() - (v > 0 ? h.CountAtOrBelow(v - 1) : 0);
+}
+
+// The ideal client on one worker: every op it reports is one the run
+// recorded, and on one FIFO server an op starts no earlier in the ideal than
+// it really did, so at every percentile the ideal is at most what was observed.
+TEST(IdealClientRun, OneWorkerWithoutAStallQueuesNothing) {
+  auto b = Null({{"service-time", "spin:20us"}});
+  RunConfig c = Config("constant:1000", 1, 500'000'000);
+  auto r = RunLoad(*b, c, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->ideal.has_value());
+  const measure::Histogram response = r->total->AllResponse(), service = r->total->AllService();
+  EXPECT_EQ(r->ideal_dropped, 0u);
+  EXPECT_EQ(r->ideal_servers, 1);
+  EXPECT_EQ(r->ideal->count(), response.count());
+  EXPECT_EQ(r->ideal_observed->count(), response.count());
+  EXPECT_EQ(r->ideal_observed->max(), response.max());
+  for (double p : {50.0, 90.0, 99.0, 100.0})
+    EXPECT_LE(r->ideal->ValueAtPercentile(p), r->ideal_observed->ValueAtPercentile(p)) << p;
+  // At 2% load an op waits in the ideal only behind one that took over 1 ms.
+  EXPECT_LE(r->ideal->ValueAtPercentile(50), service.ValueAtPercentile(99));
+  ASSERT_FALSE(r->intervals.empty());
+  uint64_t interval_ops = 0;
+  for (const auto& st : r->intervals) EXPECT_TRUE(st.has_ideal);
+  for (const auto& st : r->intervals) interval_ops += st.ops;
+  EXPECT_EQ(interval_ops, response.count());
+}
+
+// A 100 ms stall inside one op's service time (the engine's own pause): the
+// ops due in its first 50 ms wait at least 50 ms in the ideal too — at 1,000
+// ops/s that is 50 ops, worked out from the schedule alone — and the longest
+// ideal response is at least the stall.
+TEST(IdealClientRun, AStallInTheEngineIsQueueingTheIdealClientSeesToo) {
+  auto b = Null({{"service-time", "spin:20us"}, {"stall", "100ms/1s"}});
+  RunConfig c = Config("constant:1000", 1, 1'500'000'000);
+  auto r = RunLoad(*b, c, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->ideal.has_value());
+  EXPECT_GE(r->ideal->max(), 100'000'000u * 99 / 100);
+  EXPECT_GE(CountAtOrAbove(*r->ideal, 50'000'000), 49u);
+  for (double p : {50.0, 99.0, 100.0})
+    EXPECT_LE(r->ideal->ValueAtPercentile(p), r->ideal_observed->ValueAtPercentile(p)) << p;
+}
+
+// A CPU hog on the worker's only CPU: the client (and platform) share of the
+// tail — observed minus ideal at p99 — is larger than in the same run without it.
+TEST(IdealClientRun, ACpuHogOnTheWorkersCpuIsTheClientsShare) {
+  const std::vector<int> cpus = AllowedCpus();
+  if (cpus.empty()) GTEST_SKIP() << "no CPU affinity information";
+  auto added_p99 = [&](bool hog) {
+    std::atomic<bool> stop_hog{false};
+    std::thread hogger;
+    if (hog)
+      hogger = std::thread([&] {
+        (void)PinCurrentThread({cpus[0]});
+        volatile uint64_t x = 0;
+        while (!stop_hog.load(std::memory_order_relaxed)) x = x + 1;
+      });
+    auto b = Null({{"service-time", "spin:20us"}});
+    RunConfig c = Config("constant:2000", 1, 1'000'000'000);
+    c.cpus = {cpus[0]};
+    c.hiccup_period_ns = 0;
+    auto r = RunLoad(*b, c, nullptr);
+    stop_hog.store(true);
+    if (hogger.joinable()) hogger.join();
+    EXPECT_TRUE(r.ok() && r->ideal.has_value());
+    if (!r.ok() || !r->ideal) return int64_t{0};
+    return static_cast<int64_t>(r->ideal_observed->ValueAtPercentile(99)) -
+           static_cast<int64_t>(r->ideal->ValueAtPercentile(99));
+  };
+  const int64_t quiet = added_p99(false), hogged = added_p99(true);
+  EXPECT_GT(hogged, quiet) << "client share at p99: " << hogged << " ns with the hog, " << quiet << " ns without";
+  EXPECT_GT(hogged, 500'000) << "a hog sharing the worker's CPU adds its time slices to the start lag";
+}
+
+// Sustained: an open loop far above the backend's capacity says it did not
+// keep up; one far below it did.
+TEST(IdealClientRun, SustainedFollowsAchievedAgainstOffered) {
+  auto b = Null({{"service-time", "spin:50us"}});
+  auto low = RunLoad(*b, Config("constant:1000", 1, 300'000'000), nullptr);
+  ASSERT_TRUE(low.ok());
+  EXPECT_TRUE(low->sustained());
+  EXPECT_NEAR(low->offered_ops_per_sec(), 1000, 20);
+  auto high = RunLoad(*b, Config("constant:100000", 1, 300'000'000), nullptr);
+  ASSERT_TRUE(high.ok());
+  EXPECT_FALSE(high->sustained());
+  EXPECT_LT(high->achieved_ops_per_sec(), 0.5 * high->offered_ops_per_sec());
+  for (const auto& st : high->intervals) EXPECT_GT(st.offered_ops_per_sec, 50'000) << st.t_s;
 }
 
 }  // namespace

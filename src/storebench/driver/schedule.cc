@@ -184,6 +184,33 @@ double ScheduleSpec::RateAt(uint64_t t_ns) const {
   return 0;
 }
 
+double ScheduleSpec::PeakRate() const {
+  switch (kind) {
+    case Kind::kClosed:
+      return 0;
+    case Kind::kConstant:
+    case Kind::kPoisson:
+      return rate;
+    case Kind::kSine:
+      return std::max(0.0, std::abs(a) + d);
+    case Kind::kSteps: {
+      double m = 0;
+      for (const auto& s : steps) m = std::max(m, s.rate);
+      return m;
+    }
+    case Kind::kTrace: {
+      if (!trace || trace->empty()) return 0;
+      size_t most = 0;
+      for (size_t i = 0, j = 0; j < trace->size(); ++j) {
+        while ((*trace)[j] - (*trace)[i] >= 1'000'000'000) ++i;
+        most = std::max(most, j - i + 1);
+      }
+      return static_cast<double>(most);
+    }
+  }
+  return 0;
+}
+
 uint64_t ScheduleSpec::EndNs() const {
   if (kind == Kind::kSteps) {
     uint64_t total = 0;

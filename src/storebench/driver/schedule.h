@@ -44,6 +44,8 @@ struct ScheduleSpec {
   double RateAt(uint64_t t_ns) const;
   // Time at which the schedule has no more arrivals (UINT64_MAX if never).
   uint64_t EndNs() const;
+  // The highest rate it asks for (ops/s): a trace's densest second; 0 for closed.
+  double PeakRate() const;
 };
 
 // Parses a --schedule value. A trace file is read here: one arrival time per

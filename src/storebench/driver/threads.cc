@@ -57,9 +57,10 @@ std::optional<uint64_t> RunqueueWaitNs(pid_t tid) {
   return stat->second;
 }
 
-uint64_t MeasureWakeupLatencyNs(const measure::Clock& clock, int samples) {
+WakeupLatency MeasureWakeupLatency(const measure::Clock& clock, int samples) {
   std::vector<uint64_t> late;
-  constexpr uint64_t kSleepNs = 50'000;
+  late.reserve(static_cast<size_t>(samples));
+  constexpr uint64_t kSleepNs = 20'000;
   for (int i = 0; i < samples; ++i) {
     uint64_t before = clock.NowNs();
     timespec ts{0, static_cast<long>(kSleepNs)};
@@ -67,8 +68,19 @@ uint64_t MeasureWakeupLatencyNs(const measure::Clock& clock, int samples) {
     uint64_t slept = clock.NowNs() - before;
     late.push_back(slept > kSleepNs ? slept - kSleepNs : 0);
   }
-  std::nth_element(late.begin(), late.begin() + static_cast<long>(late.size() / 2), late.end());
-  return late[late.size() / 2];
+  WakeupLatency w;
+  if (late.empty()) return w;
+  std::sort(late.begin(), late.end());
+  // Integer ranks: the ceil(p·n)-th smallest.
+  auto at = [&](uint64_t num, uint64_t den) {
+    const uint64_t rank = std::max<uint64_t>(1, (num * late.size() + den - 1) / den);
+    return late[std::min<uint64_t>(rank, late.size()) - 1];
+  };
+  w.p50_ns = at(1, 2);
+  w.p99_ns = at(99, 100);
+  w.max_ns = late.back();
+  w.samples = samples;
+  return w;
 }
 
 std::vector<int> AllowedCpus() {

@@ -30,9 +30,14 @@ ThreadSched OwnThreadSched();
 // Another thread's run-queue wait so far; nullopt when it has exited or schedstat is missing.
 std::optional<uint64_t> RunqueueWaitNs(pid_t tid);
 
-// Median of how late `samples` short sleeps wake up: the wake-up latency an
-// open loop must plan for when it gives its CPU back before an arrival.
-uint64_t MeasureWakeupLatencyNs(const measure::Clock& clock, int samples = 21);
+// How late `samples` short sleeps woke up: the wake-up latency an open loop
+// must plan for when it gives its CPU back before an arrival. The tail (p99)
+// decides how close to an arrival a worker may sleep (wait_policy.h).
+struct WakeupLatency {
+  uint64_t p50_ns = 0, p99_ns = 0, max_ns = 0;
+  int samples = 0;
+};
+WakeupLatency MeasureWakeupLatency(const measure::Clock& clock, int samples = 200);
 
 // CPUs this process may run on (its affinity mask), in order.
 std::vector<int> AllowedCpus();

@@ -21,7 +21,7 @@ class Loop {
   explicit Loop(const WorkerLoopArgs& a)
       : a_(a), clock_(Clock::Default()), recorder_(*a.recorder), measure_start_ns_(a.timing->measure_start_ns),
         kind_offset_(a.kind_offset), open_(a.source != nullptr), slots_(static_cast<size_t>(a.queue_depth)),
-        completions_(static_cast<size_t>(a.queue_depth)) {
+        completions_(static_cast<size_t>(a.queue_depth)), waiter_(a.timing->wait) {
     for (int i = a.queue_depth - 1; i >= 0; --i) free_.push_back(static_cast<uint32_t>(i));
   }
 
@@ -38,6 +38,7 @@ class Loop {
     const uint64_t deadline = clock_.NowNs() + tm.drain_timeout_ns;
     while (inflight_ && clock_.NowNs() < deadline) Reap(1);
     a_.progress->unfinished.store(inflight_, std::memory_order_relaxed);
+    if (a_.log) a_.log->SetPending(UINT64_MAX);
     if (measuring_) {
       const ThreadSched end = OwnThreadSched();
       a_.progress->runqueue_wait_ns.store(end.runqueue_wait_ns - sched_at_start_.runqueue_wait_ns,
@@ -46,6 +47,9 @@ class Loop {
                                               std::memory_order_relaxed);
       a_.progress->cpu_ns.store(end.cpu_ns - sched_at_start_.cpu_ns, std::memory_order_relaxed);
     }
+    a_.progress->sleeps.store(waiter_.sleeps(), std::memory_order_relaxed);
+    a_.progress->late_sleeps.store(waiter_.late_sleeps(), std::memory_order_relaxed);
+    a_.progress->max_spin_window_ns.store(waiter_.max_window_ns(), std::memory_order_relaxed);
   }
 
  private:
@@ -54,9 +58,10 @@ class Loop {
     const Timing& tm = *a_.timing;
     ArrivalSource* src = a_.source;
     uint64_t next_rel = src ? src->Peek() : 0;
-    bool held = false;  // an arrival claimed but not started (the backend was busy)
-    uint64_t held_rel = 0;
+    bool& held = held_;  // an arrival claimed but not started (the backend was busy)
+    uint64_t& held_rel = held_rel_;
     if (src) Publish(next_rel);
+    UpdatePending();
     while (!Stopping()) {
       uint64_t now = clock_.NowNs();
       if (now >= tm.end_ns) break;
@@ -80,7 +85,7 @@ class Loop {
         if (intended >= tm.end_ns) break;
         if (intended > now) {
           if (inflight_ && Reap(0)) continue;
-          Wait(inflight_ ? std::min(intended, now + tm.spin_ns) : intended);
+          Wait(inflight_ ? std::min(intended, now + waiter_.window_ns()) : intended);
           continue;
         }
         if (free_.empty()) {
@@ -89,6 +94,8 @@ class Loop {
         }
         if (!held) {
           uint64_t index = 0;
+          // Announced before the claim, so the ideal client never replays past it (ideal_client.h).
+          if (a_.log) a_.log->SetPending(std::min(PendingFloor(), intended));
           if (!src->Claim(rel, intended >= tm.measure_start_ns, &index)) continue;  // another worker took it
           NoteLag(now, intended, rel, index);
           held = true;
@@ -101,10 +108,11 @@ class Loop {
       if (!measuring_ && intended >= tm.measure_start_ns) StartMeasuring();
       uint32_t tag = free_.back();
       free_.pop_back();
-      slots_[tag] = {intended, now};
+      slots_[tag] = {intended, now, true};
       backend::Completion c;
       switch (a_.worker->Submit(tag, &c)) {
         case backend::SubmitResult::kCompleted:
+          slots_[tag].busy = false;
           free_.push_back(tag);
           Record(c, intended, now, clock_.NowNs());
           break;
@@ -112,12 +120,14 @@ class Loop {
           ++inflight_;
           break;
         case backend::SubmitResult::kBusy:
+          slots_[tag].busy = false;
           free_.push_back(tag);
           Reap(1);
           continue;  // not started: the same arrival is tried again
       }
       held = false;
       if (src) Publish(src->Peek());
+      UpdatePending();
       // No reap here: the next op starts at once while a slot is free (a
       // backend may batch what was started back to back, as io_uring does);
       // completions are taken when the slots run out or before any wait.
@@ -171,7 +181,7 @@ class Loop {
       // (until a stop: then the drain in Run() takes it). Busy: nothing
       // started; whatever the backend still had is reaped, and it is tried again.
       if (r == backend::SubmitResult::kQueued) {
-        slots_[0] = {start, start};
+        slots_[0] = {start, start, true};
         free_.pop_back();  // Reap gives tag 0 back
         ++inflight_;
       }
@@ -192,7 +202,27 @@ class Loop {
   struct Slot {
     uint64_t intended_ns;
     uint64_t start_ns;
+    bool busy;  // started and not yet completed
   };
+
+  // The lowest intended start this worker may still log: an arrival it holds,
+  // an op in flight, its own source's next arrival (a shared source's is read
+  // by the reporter itself).
+  uint64_t PendingFloor() const {
+    uint64_t m = UINT64_MAX;
+    if (held_) m = a_.timing->start_ns + held_rel_;
+    if (inflight_)
+      for (const Slot& s : slots_)
+        if (s.busy) m = std::min(m, s.intended_ns);
+    if (a_.source && !a_.shared_source) {
+      const uint64_t next = a_.source->Peek();
+      if (next != UINT64_MAX) m = std::min(m, a_.timing->start_ns + next);
+    }
+    return m;
+  }
+  void UpdatePending() {
+    if (a_.log) a_.log->SetPending(PendingFloor());
+  }
 
   void StartMeasuring() {
     a_.worker->MeasureStarted();
@@ -200,8 +230,8 @@ class Loop {
     measuring_ = true;
   }
 
-  // Waits towards `deadline` as the run's wait mode says (Timing::spin_ns).
-  void Wait(uint64_t deadline) { measure::SleepThenSpin(clock_, deadline, a_.timing->spin_ns, kMaxSleepNs); }
+  // Waits towards `deadline` as the run's wait policy says.
+  void Wait(uint64_t deadline) { waiter_.WaitTowards(clock_, deadline, kMaxSleepNs); }
 
   // The start lag of the op about to start and the backlog behind it, kept as
   // this interval's maxima for the reporter (which resets them).
@@ -227,6 +257,7 @@ class Loop {
   }
 
   [[gnu::always_inline]] void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
+    if (a_.log) a_.log->Push({intended, start, end});
     // An op belongs to the warm-up when it was due before the measured window
     // opened, wherever it ended: the same line Worker::MeasureStarted() draws.
     if (intended < measure_start_ns_) [[unlikely]] {
@@ -254,9 +285,11 @@ class Loop {
       const backend::Completion& c = completions_[i];
       const Slot& s = slots_[c.tag];
       Record(c, s.intended_ns, s.start_ns, end);
+      slots_[c.tag].busy = false;
       free_.push_back(static_cast<uint32_t>(c.tag));
     }
     inflight_ -= n;
+    UpdatePending();
     return n;
   }
 
@@ -274,6 +307,9 @@ class Loop {
   uint64_t counted_ = 0;
   bool measuring_ = false;
   ThreadSched sched_at_start_;
+  Waiter waiter_;
+  bool held_ = false;
+  uint64_t held_rel_ = 0;
 };
 
 }  // namespace

@@ -10,7 +10,9 @@
 #include "storebench/backend/backend.h"
 #include "storebench/driver/config.h"
 #include "storebench/driver/dispatch.h"
+#include "storebench/driver/ideal_client.h"
 #include "storebench/driver/schedule.h"
+#include "storebench/driver/wait_policy.h"
 #include "storebench/measure/recorder.h"
 
 namespace storebench::driver::internal {
@@ -21,8 +23,8 @@ struct Timing {
   uint64_t measure_start_ns = 0;  // end of warm-up
   uint64_t end_ns = UINT64_MAX;   // no op starts at or after this
   uint64_t drain_timeout_ns = 0;
-  // Waiting for an arrival: sleep while it is more than spin_ns away, spin the rest.
-  uint64_t spin_ns = 60'000;
+  // Waiting for an arrival (wait_policy.h).
+  WaitPolicy wait;
 };
 
 // What a worker publishes for the reporter; written by the worker, read by the
@@ -42,6 +44,7 @@ struct alignas(64) WorkerProgress {
   std::atomic<uint64_t> runqueue_wait_ns{0};
   std::atomic<uint64_t> involuntary_switches{0};
   std::atomic<uint64_t> cpu_ns{0};
+  std::atomic<uint64_t> sleeps{0}, late_sleeps{0}, max_spin_window_ns{0};  // the wait policy, set at the end
   std::atomic<uint64_t> finished_ns{0};  // Clock ns when its loop ended (after its last op completed)
   std::atomic<bool> done{false};
 };
@@ -62,6 +65,7 @@ struct WorkerLoopArgs {
   uint64_t ops_limit = 0;  // closed loop: measured ops for this worker; 0 = none (open loops: the source's limit)
   int queue_depth = 1;
   uint32_t kind_offset = 0;
+  OpLog* log = nullptr;  // open loop: every op, warm-up included, for the ideal client (ideal_client.h)
 };
 
 void RunWorkerLoop(const WorkerLoopArgs& args);

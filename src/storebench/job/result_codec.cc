@@ -79,6 +79,7 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
                          {"backlog", st.backlog},
                          {"lag_ns", st.lag_ns},
                          {"group_ops", st.group_ops},
+                         {"offered_ops_per_sec", st.offered_ops_per_sec},
                          {"response", st.response_histogram},
                          {"service", st.service_histogram},
                          {"backend", EncodeMetrics(st.backend)}});
@@ -97,6 +98,12 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
           {"interrupted", r.interrupted},
           {"stopped_on_errors", r.stopped_on_errors},
           {"open_loop", r.open_loop},
+          {"offered_ops", r.offered_ops},
+          // The ideal client per process: the union over processes is each one's replay (its own servers).
+          {"ideal", r.ideal ? r.ideal->Encode() : std::string()},
+          {"ideal_observed", r.ideal_observed ? r.ideal_observed->Encode() : std::string()},
+          {"ideal_servers", r.ideal_servers},
+          {"ideal_dropped", r.ideal_dropped},
           {"metrics", EncodeMetrics(r.metrics)}};
 }
 
@@ -135,6 +142,7 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
       st.backlog = i.at("backlog").get<double>();
       st.lag_ns = i.at("lag_ns").get<uint64_t>();
       st.group_ops = i.at("group_ops").get<std::vector<uint64_t>>();
+      st.offered_ops_per_sec = i.value("offered_ops_per_sec", 0.0);
       st.response_histogram = i.at("response").get<std::string>();
       st.service_histogram = i.at("service").get<std::string>();
       auto resp = Histogram::Decode(st.response_histogram);
@@ -156,6 +164,16 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
     r.interrupted = j.at("interrupted").get<bool>();
     r.stopped_on_errors = j.at("stopped_on_errors").get<bool>();
     r.open_loop = j.at("open_loop").get<bool>();
+    r.offered_ops = j.value("offered_ops", 0.0);
+    for (auto [key, into] : {std::pair{"ideal", &r.ideal}, std::pair{"ideal_observed", &r.ideal_observed}}) {
+      const std::string text = j.value(key, std::string());
+      if (text.empty()) continue;
+      auto h = DecodeHistogram(text, key);
+      if (!h.ok()) return h.status();
+      *into = std::move(*h);
+    }
+    r.ideal_servers = j.value("ideal_servers", 0);
+    r.ideal_dropped = j.value("ideal_dropped", uint64_t{0});
     auto metrics = DecodeMetrics(j.at("metrics"));
     if (!metrics.ok()) return metrics.status();
     r.metrics = std::move(*metrics);
@@ -182,6 +200,7 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
     a.t_s = std::max(a.t_s, b.t_s);
     a.ops += b.ops, a.errors += b.errors, a.bytes += b.bytes;
     a.backlog += b.backlog;
+    a.offered_ops_per_sec += b.offered_ops_per_sec;
     a.lag_ns = std::max(a.lag_ns, b.lag_ns);
     if (a.group_ops.size() < b.group_ops.size()) a.group_ops.resize(b.group_ops.size());
     for (size_t g = 0; g < b.group_ops.size(); ++g) a.group_ops[g] += b.group_ops[g];
@@ -199,6 +218,17 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
   into->interrupted = into->interrupted || other.interrupted;
   into->stopped_on_errors = into->stopped_on_errors || other.stopped_on_errors;
   into->open_loop = into->open_loop || other.open_loop;
+  into->offered_ops += other.offered_ops;
+  for (auto [a, b] : {std::pair{&into->ideal, &other.ideal}, std::pair{&into->ideal_observed, &other.ideal_observed}}) {
+    if (!b->has_value()) continue;
+    if (!a->has_value())
+      *a = **b;
+    else
+      STOREBENCH_RETURN_IF_ERROR((*a)->Merge(**b));
+  }
+  into->ideal_servers += other.ideal_servers;
+  into->ideal_dropped += other.ideal_dropped;
+  for (auto& st : into->intervals) st.has_ideal = false;  // per-interval ideal figures are per process
   return into->metrics.Merge(other.metrics);
 }
 

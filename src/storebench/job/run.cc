@@ -1,5 +1,7 @@
 #include "storebench/job/run.h"
 
+#include <algorithm>
+
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -49,6 +51,17 @@ Status ErrorShare(const driver::RunResult& r, double max_ratio) {
 
 }  // namespace
 
+double CapacityOf(const driver::RunResult& r, uint64_t interval_ns) {
+  // Intervals of at least half the nominal length; a short last one is noise.
+  std::vector<double> rates;
+  for (const driver::IntervalStats& st : r.intervals)
+    if (st.length_s >= 0.5 * static_cast<double>(interval_ns) / 1e9) rates.push_back(st.ops_per_sec);
+  if (rates.empty()) return r.elapsed_s > 0 ? static_cast<double>(r.total->ops()) / r.elapsed_s : 0;
+  std::sort(rates.begin(), rates.end());
+  const size_t m = rates.size() / 2;
+  return rates.size() % 2 ? rates[m] : (rates[m - 1] + rates[m]) / 2;
+}
+
 StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   backend::Backend& b = *plan.backend;
   Status opened = CheckDataDir(b);
@@ -72,7 +85,8 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
     auto p1 = RunPhase(plan, hooks, title1);
     if (!p1.ok()) return p1.status();
     auto tp = std::make_unique<TwoPhaseResult>();
-    tp->capacity_ops_per_sec = p1->elapsed_s > 0 ? static_cast<double>(p1->total->ops()) / p1->elapsed_s : 0;
+    tp->capacity_ops_per_sec = CapacityOf(*p1, plan.config.interval_ns);
+    tp->mean_ops_per_sec = p1->elapsed_s > 0 ? static_cast<double>(p1->total->ops()) / p1->elapsed_s : 0;
     tp->fraction = plan.two_phase.fraction;
     tp->target_ops_per_sec =
         plan.two_phase.rate > 0 ? plan.two_phase.rate : tp->capacity_ops_per_sec * plan.two_phase.fraction;
@@ -97,7 +111,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
     out.title = fmt::format("phase 2: open loop at {:.0f} ops/s", rate);
     if (hooks.phase_started)
       hooks.phase_started(fmt::format(
-          "phase 2: open loop at {:.0f} ops/s ({} of the measured {:.0f} ops/s)", rate,
+          "phase 2: open loop at {:.0f} ops/s ({} of the measured {:.0f} ops/s, the median of phase 1's intervals)", rate,
           plan.two_phase.rate > 0 ? std::string("a given rate") : fmt::format("{:.0f}%", plan.two_phase.fraction * 100),
           tp->capacity_ops_per_sec));
     out.two_phase = std::move(tp);
@@ -108,6 +122,8 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   out.run = std::move(*r);
   out.environment["wakeup_latency_ns"] = out.run.wakeup_latency_ns;
   out.environment["open_loop_spin_ns"] = out.run.spin_ns;
+  out.environment["wakeup_latency_p99_ns"] = out.run.wakeup_latency_p99_ns;
+  out.environment["open_loop_wait_yields"] = out.run.wait_yields;
   out.environment["cpus_allowed"] = driver::AllowedCpus().size();
   if (out.run.stopped_on_errors) out.failure = StoppedOnErrors(out.run);
   if (out.failure.ok() && !out.run.interrupted) out.failure = ErrorShare(out.run, plan.core.max_error_ratio);

@@ -18,11 +18,18 @@
 namespace storebench::job {
 
 struct TwoPhaseResult {
+  // Phase 1's capacity: the median of its intervals' ops/s (one stall cannot
+  // move it as it moves the mean); the mean is kept beside it.
   double capacity_ops_per_sec = 0;
+  double mean_ops_per_sec = 0;
   double fraction = 0;
   double target_ops_per_sec = 0;
   driver::RunResult phase1;
 };
+
+// The median of a closed-loop run's interval rates (intervals of at least half
+// `interval_ns`), or its mean rate when it has none.
+double CapacityOf(const driver::RunResult& r, uint64_t interval_ns);
 
 struct JobResult {
   nlohmann::json config;       // the resolved job (Job::ToJson): reproduces this run

@@ -95,7 +95,7 @@ void WarnAboutInputs(const CompareInput& input, size_t baseline, std::vector<std
                                  JoinList(within)));
       // Measured per run (not what the machine is): left out.
       for (const auto& d :
-           SettingDiffs(ref.environment, r.environment, {"data_path", "wakeup_latency_ns", "open_loop_spin_ns"})) {
+           SettingDiffs(ref.environment, r.environment, {"data_path", "wakeup_latency_ns", "wakeup_latency_p99_ns", "open_loop_spin_ns"})) {
         std::string key = d.substr(0, d.find(' '));
         if (env_warned.insert(key).second)
           w->push_back(fmt::format("the runs come from different environments: {} ({} and {})", d, ref.path, r.path));

@@ -46,6 +46,12 @@ nlohmann::json LatencyJson(const measure::Histogram& h) {
   return j;
 }
 
+ClientAdded ClientAddedOf(const measure::Histogram& observed, const measure::Histogram& ideal) {
+  auto d = [](uint64_t a, uint64_t b) { return static_cast<int64_t>(a) - static_cast<int64_t>(b); };
+  const driver::Percentiles o = driver::PercentilesOf(observed), i = driver::PercentilesOf(ideal);
+  return {d(o.p50, i.p50), d(o.p99, i.p99), d(o.p999, i.p999), d(o.max, i.max)};
+}
+
 nlohmann::json ToolJson() {
   const BuildInfo& b = GetBuildInfo();
   return {{"name", "storebench"},   {"version", b.version},       {"git_commit", b.git_commit},
@@ -76,6 +82,23 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
                    {"outcomes", OutcomesJson(r.layout, outcomes)}};
   doc["latency"] = {{"response", LatencyJson(total.AllResponse())}, {"service", LatencyJson(total.AllService())}};
   doc["schedule"] = {{"open_loop", r.open_loop}, {"start_lag", LatencyJson(total.start_lag())}};
+  if (r.open_loop) {
+    const double offered = r.offered_ops_per_sec(), achieved = r.achieved_ops_per_sec();
+    doc["schedule"]["sustained"] = r.sustained();
+    doc["schedule"]["offered_ops_per_sec"] = offered;
+    doc["schedule"]["achieved_ops_per_sec"] = achieved;
+    doc["schedule"]["achieved_fraction"] = offered > 0 ? achieved / offered : 0;
+    doc["schedule"]["end_backlog_ops"] = r.unstarted;
+  }
+  if (r.ideal && r.ideal_observed) {
+    doc["latency"]["ideal"] = LatencyJson(*r.ideal);
+    doc["latency"]["ideal"]["servers"] = r.ideal_servers;
+    doc["latency"]["ideal"]["exact"] = r.ideal_dropped == 0;
+    doc["latency"]["ideal"]["dropped_ops"] = r.ideal_dropped;
+    const ClientAdded added = ClientAddedOf(*r.ideal_observed, *r.ideal);
+    doc["latency"]["client_added"] = {{"p50_ns", added.p50}, {"p99_ns", added.p99}, {"p999_ns", added.p999},
+                                      {"max_ns", added.max}};
+  }
   auto value = [&](const char* section, const char* name) {
     return MetricValueJson(r.metrics, *r.metrics.Find({section, name}));
   };
@@ -129,6 +152,11 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
                         {"hiccup_p99_ns", st.hiccup_p99_ns},
                         {"hiccup_max_ns", st.hiccup_max_ns}};
     if (st.group_ops.size() > 1) i["group_ops"] = st.group_ops;
+    if (r.open_loop) i["offered_ops_per_sec"] = st.offered_ops_per_sec;
+    if (st.has_ideal) {
+      i["ideal"] = PercentilesJson(st.ideal);
+      i["client_added_p99_ns"] = static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99);
+    }
     if (!st.backend.empty()) {
       nlohmann::json b = nlohmann::json::object();
       STOREBENCH_RETURN_IF_ERROR(AddMetricsJson(st.backend, &b));
@@ -158,6 +186,8 @@ StatusOr<nlohmann::json> BuildRunJson(const job::JobResult& r, const std::vector
   doc["schedule"]["effective"] = r.schedule;
   if (r.two_phase) {
     nlohmann::json tp = {{"capacity_ops_per_sec", r.two_phase->capacity_ops_per_sec},
+                         {"capacity_method", "median of phase 1's intervals"},
+                         {"phase1_mean_ops_per_sec", r.two_phase->mean_ops_per_sec},
                          {"fraction", r.two_phase->fraction},
                          {"target_ops_per_sec", r.two_phase->target_ops_per_sec}};
     if (r.two_phase->phase1.total) {
@@ -173,12 +203,18 @@ StatusOr<nlohmann::json> BuildRunJson(const job::JobResult& r, const std::vector
 std::string IntervalCsv(const driver::RunResult& r) {
   std::string out =
       "elapsed_s,length_s,ops,ops_per_sec,errors,p50_ns,p99_ns,p999_ns,max_ns,service_p50_ns,service_p99_ns,"
-      "backlog,lag_ns,max_backlog,max_lag_ns,runqueue_wait_ns,hiccup_p99_ns,hiccup_max_ns\n";
+      "backlog,lag_ns,max_backlog,max_lag_ns,runqueue_wait_ns,hiccup_p99_ns,hiccup_max_ns,offered_ops_per_sec,"
+      "ideal_p50_ns,ideal_p99_ns,ideal_max_ns,client_added_p99_ns\n";
   for (const auto& st : r.intervals) {
-    out += fmt::format("{:.3f},{:.3f},{},{:.1f},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{},{},{},{}\n", st.t_s, st.length_s,
-                       st.ops, st.ops_per_sec, st.errors, st.response.p50, st.response.p99, st.response.p999,
-                       st.response.max, st.service.p50, st.service.p99, st.backlog, st.lag_ns, st.max_backlog,
-                       st.max_lag_ns, st.runqueue_wait_ns, st.hiccup_p99_ns, st.hiccup_max_ns);
+    out += fmt::format("{:.3f},{:.3f},{},{:.1f},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{},{},{},{},{:.1f},", st.t_s,
+                       st.length_s, st.ops, st.ops_per_sec, st.errors, st.response.p50, st.response.p99,
+                       st.response.p999, st.response.max, st.service.p50, st.service.p99, st.backlog, st.lag_ns,
+                       st.max_backlog, st.max_lag_ns, st.runqueue_wait_ns, st.hiccup_p99_ns, st.hiccup_max_ns,
+                       st.offered_ops_per_sec);
+    // Closed loops and results without the ideal client leave these empty.
+    out += st.has_ideal ? fmt::format("{},{},{},{}\n", st.ideal.p50, st.ideal.p99, st.ideal.max,
+                                      static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99))
+                        : ",,,\n";
   }
   return out;
 }
@@ -189,6 +225,14 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   const measure::Sample& total = *r.total;
   std::string s = fmt::format("== {} ==\n", title);
   double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
+  if (r.open_loop && !r.sustained()) {
+    const double offered = r.offered_ops_per_sec();
+    s += fmt::format("  NOT SUSTAINED: achieved {:.0f} of the offered {:.0f} ops/s ({:.1f}%), {} due {} never started "
+                     "({:.1f}% of ops); latency below is of an overloaded run\n",
+                     ops_per_sec, offered, offered > 0 ? 100 * ops_per_sec / offered : 0, r.unstarted,
+                     r.unstarted == 1 ? "op" : "ops",
+                     100.0 * static_cast<double>(r.unstarted) / std::max<double>(1, static_cast<double>(total.ops())));
+  }
   const double error_pct = total.ops() ? 100.0 * static_cast<double>(total.errors()) / static_cast<double>(total.ops()) : 0;
   s += fmt::format("  {} ops in {:.2f} s: {:.0f} ops/s, {} errors{}{}{}\n", total.ops(), r.elapsed_s, ops_per_sec,
                    total.errors(),
@@ -207,7 +251,18 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   if (r.open_loop) {
     const measure::Histogram response = total.AllResponse(), service = total.AllService();
     s += row("response", response);
+    if (r.ideal) s += row("ideal", *r.ideal);
     s += row("service", service);
+    if (r.ideal && r.ideal_observed) {
+      const ClientAdded a = ClientAddedOf(*r.ideal_observed, *r.ideal);
+      auto sd = [](int64_t ns) {
+        return (ns < 0 ? "-" : "+") + FormatDurationNs(static_cast<double>(ns < 0 ? -ns : ns));
+      };
+      s += fmt::format("  client    adds p50 {} p99 {} p99.9 {} max {} to the ideal client's response (same arrivals "
+                       "and service times through {} FIFO servers){}\n",
+                       sd(a.p50), sd(a.p99), sd(a.p999), sd(a.max), r.ideal_servers,
+                       r.ideal_dropped ? fmt::format("; inexact: {} ops were not logged", r.ideal_dropped) : "");
+    }
     double max_backlog = 0;
     uint64_t max_lag = 0;
     for (const auto& st : r.intervals) {
@@ -219,7 +274,10 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
     s += fmt::format("  split     start lag p50 {} p99 {} max {} | service p50 {} p99 {} max {}\n",
                      d(lag.ValueAtPercentile(50)), d(lag.ValueAtPercentile(99)), d(lag.max()),
                      d(service.ValueAtPercentile(50)), d(service.ValueAtPercentile(99)), d(service.max()));
-    s += fmt::format("  schedule  max backlog {:.0f} ops, max lag {}{}\n", max_backlog, d(max_lag),
+    const double offered = r.offered_ops_per_sec();
+    s += fmt::format("  schedule  offered {:.0f} ops/s, achieved {:.1f}% ({}), max backlog {:.0f} ops, max lag {}{}\n",
+                     offered, offered > 0 ? 100 * ops_per_sec / offered : 0,
+                     r.sustained() ? "sustained" : "not sustained", max_backlog, d(max_lag),
                      r.unstarted ? fmt::format(", {} due {} never started", r.unstarted, r.unstarted == 1 ? "op" : "ops")
                                  : "");
     s += PlatformSentence(r, lag, service);
@@ -278,12 +336,31 @@ std::string PlatformSentence(const driver::RunResult& r, const measure::Histogra
                               FormatDurationNs(runqueue), involuntary, FormatDurationNs(hiccup_p99),
                               FormatDurationNs(hiccup_max));
   const uint64_t lag99 = lag.ValueAtPercentile(99), service99 = service.ValueAtPercentile(99);
-  if (lag.count() && lag99 > service99 && runqueue > 0) {
-    s += fmt::format("  note      the response tail is the client's, not the engine's: start lag p99 {} exceeds "
-                     "service p99 {}, and the workers waited {} for a CPU. Use fewer workers than CPUs, "
-                     "--dispatch shared, or --cpus to keep them off busy CPUs.\n",
+  const std::string advice = r.wait_yields ? " Fewer workers than CPUs, or --cpus, keeps them off the CPUs the rest needs." : "";
+  if (r.ideal && r.ideal_observed && r.ideal->count()) {
+    // The verdict follows from the ideal client: the same arrivals and service
+    // times through the same servers, with no client in between.
+    const uint64_t observed99 = r.ideal_observed->ValueAtPercentile(99), ideal99 = r.ideal->ValueAtPercentile(99);
+    const double share = observed99 ? static_cast<double>(observed99 > ideal99 ? observed99 - ideal99 : 0) /
+                                          static_cast<double>(observed99)
+                                    : 0;
+    if (observed99 > 2 * ideal99) {
+      s += fmt::format("  note      the response tail is the client's and the platform's, not the engine's: an ideal "
+                       "client has p99 {}, this run {} ({:.0f}% of it added); the workers waited {} for a CPU, the "
+                       "worst hiccup was {}.{}\n",
+                       FormatDurationNs(static_cast<double>(ideal99)), FormatDurationNs(static_cast<double>(observed99)),
+                       100 * share, FormatDurationNs(runqueue), FormatDurationNs(hiccup_max), advice);
+    } else if (ideal99 > 10 * service99) {
+      s += fmt::format("  note      the response tail is queueing behind the engine: an ideal client has p99 {} "
+                       "against service p99 {}, this run {} ({:.0f}% of it added by the client and the platform).\n",
+                       FormatDurationNs(static_cast<double>(ideal99)), FormatDurationNs(static_cast<double>(service99)),
+                       FormatDurationNs(static_cast<double>(observed99)), 100 * share);
+    }
+  } else if (lag.count() && lag99 > service99 && runqueue > 0) {
+    s += fmt::format("  note      the response tail may be the client's: start lag p99 {} exceeds service p99 {}, and "
+                     "the workers waited {} for a CPU (no ideal-client figures to tell).{}\n",
                      FormatDurationNs(static_cast<double>(lag99)), FormatDurationNs(static_cast<double>(service99)),
-                     FormatDurationNs(runqueue));
+                     FormatDurationNs(runqueue), advice);
   }
   return s;
 }

@@ -39,6 +39,13 @@ inline bool IsRunDocument(const nlohmann::json& doc) {
 
 nlohmann::json LatencyJson(const measure::Histogram& h);
 
+// What a run observed minus what the ideal client (driver/ideal_client.h)
+// would have, at the same percentiles of the same ops (signed ns).
+struct ClientAdded {
+  int64_t p50 = 0, p99 = 0, p999 = 0, max = 0;
+};
+ClientAdded ClientAddedOf(const measure::Histogram& observed, const measure::Histogram& ideal);
+
 // The figures of one measured phase: throughput, totals, latency, schedule,
 // resources, kinds, groups, intervals and the typed metrics.
 StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& result);

@@ -117,6 +117,9 @@ StatusOr<StepVerdict> JudgeStep(const StepInput& step, const std::vector<Slo>& s
         const double allowance = std::max(0.01 * arrivals, static_cast<double>(step.slots));
         if (arrivals - run_ops > allowance || end_backlog > allowance) v.keeps_pace = false;
       }
+      // The run's own verdict (achieved >= 99% of offered, <= 1% left due), where it has one.
+      if (const auto sch = doc.find("schedule"); sch != doc.end() && sch->is_object() && !sch->value("sustained", true))
+        v.keeps_pace = false;
       auto b = HistogramBuckets(doc.at("latency"), "response", where + ": latency");
       if (!b.ok()) return b.status();
       all.runs.push_back(std::move(*b));

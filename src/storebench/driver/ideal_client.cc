@@ -1,0 +1,81 @@
+#include "storebench/driver/ideal_client.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace storebench::driver {
+
+OpLog::OpLog(size_t capacity)
+    : mask_(std::bit_ceil(std::max<size_t>(capacity, 2)) - 1), ring_(mask_ + 1) {}
+
+void OpLog::Drain(std::vector<OpRecord>* out) {
+  const uint64_t head = head_.load(std::memory_order_acquire);
+  uint64_t tail = tail_.load(std::memory_order_relaxed);
+  for (; tail != head; ++tail) out->push_back(ring_[tail & mask_]);
+  tail_.store(tail, std::memory_order_release);
+}
+
+IdealClient::IdealClient(const measure::HistogramOptions& h, int servers, uint64_t measure_start_ns,
+                         uint64_t interval_ns)
+    : options_(h),
+      measure_start_ns_(measure_start_ns),
+      interval_ns_(interval_ns),
+      ideal_(h),
+      observed_(h),
+      interval_ideal_(h),
+      interval_observed_(h) {
+  for (int i = 0; i < std::max(servers, 1); ++i) free_at_.push(0);
+}
+
+void IdealClient::Add(std::vector<OpRecord>* batch) {
+  if (batch->empty()) return;
+  auto by_intended = [](const OpRecord& a, const OpRecord& b) { return a.intended_ns < b.intended_ns; };
+  std::sort(batch->begin(), batch->end(), by_intended);
+  merged_.clear();
+  merged_.reserve(waiting() + batch->size());
+  std::merge(pending_.begin() + static_cast<long>(head_), pending_.end(), batch->begin(), batch->end(),
+             std::back_inserter(merged_), by_intended);
+  pending_.swap(merged_);
+  head_ = 0;
+  batch->clear();
+}
+
+void IdealClient::CloseIntervalsBefore(uint64_t t_ns) {
+  // Interval k covers intended starts in [start + k·I, start + (k+1)·I).
+  while (t_ns >= measure_start_ns_ && (t_ns - measure_start_ns_) / interval_ns_ > done_.size()) {
+    done_.push_back({interval_ideal_.Encode(), interval_observed_.Encode()});
+    interval_ideal_.Reset();
+    interval_observed_.Reset();
+  }
+}
+
+void IdealClient::Advance(uint64_t watermark_ns) {
+  for (; head_ < pending_.size() && pending_[head_].intended_ns < watermark_ns; ++head_) {
+    const OpRecord& op = pending_[head_];
+    const uint64_t service = op.end_ns - op.start_ns;
+    const uint64_t start = std::max(op.intended_ns, free_at_.top());
+    free_at_.pop();
+    free_at_.push(start + service);
+    ++replayed_;
+    if (op.intended_ns < measure_start_ns_) continue;  // warm-up: it shapes the queue, it is not reported
+    CloseIntervalsBefore(op.intended_ns);
+    const uint64_t ideal = start + service - op.intended_ns, observed = op.end_ns - op.intended_ns;
+    ideal_.Record(ideal);
+    observed_.Record(observed);
+    interval_ideal_.Record(ideal);
+    interval_observed_.Record(observed);
+  }
+  if (watermark_ns == UINT64_MAX) {
+    if (interval_ideal_.count()) done_.push_back({interval_ideal_.Encode(), interval_observed_.Encode()});
+    interval_ideal_.Reset();
+    interval_observed_.Reset();
+  } else {
+    CloseIntervalsBefore(watermark_ns);
+  }
+  if (head_ > 4096 && head_ * 2 > pending_.size()) {
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(head_));
+    head_ = 0;
+  }
+}
+
+}  // namespace storebench::driver

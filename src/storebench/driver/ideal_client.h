@@ -1,0 +1,125 @@
+// The ideal client: the response times a client with no overhead of its own
+// would have measured on the same run.
+//
+// Each open-loop op is logged by its worker as (intended start, actual start,
+// end). The ideal client takes the same intended arrivals and the same
+// measured service times (end − start) and feeds them, in order of intended
+// start, through the group's workers as c FIFO servers (c = threads × queue
+// depth): an op starts when it is due and a server is free, and ends one
+// service time later. Its response time (end − intended) is what a perfect
+// client would have reported; what the run observed minus that is the share
+// of the client and the platform (late wake-ups, lost CPUs, dispatch), and
+// what remains is queueing behind the engine's own service times.
+//
+// The replay is exact and streamed: an op is replayed once no op due before it
+// can still be logged (each worker publishes the lowest intended start it may
+// still log; a shared arrival source adds its next unclaimed arrival). Memory
+// is the per-worker logs (fixed rings, sized from the schedule's peak rate)
+// plus the ops logged but not yet replayable, which is bounded by the arrival
+// rate times the longest op in flight. A ring that is full when its worker
+// logs drops the record and counts it: the replay is then marked inexact.
+//
+// Thread-safety: OpLog::Push() and the pending watermark from the owning
+// worker only; OpLog::Drain() and IdealClient from the reporter only.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "storebench/measure/histogram.h"
+#include "storebench/measure/zeroed_allocator.h"
+
+namespace storebench::driver {
+
+struct OpRecord {
+  uint64_t intended_ns, start_ns, end_ns;  // Clock ns
+};
+
+// A single-producer single-consumer ring of op records.
+class alignas(64) OpLog {
+ public:
+  explicit OpLog(size_t capacity);  // rounded up to a power of two
+  OpLog(const OpLog&) = delete;
+  OpLog& operator=(const OpLog&) = delete;
+
+  // Appends a record; drops it (and counts it) when the ring is full. Never blocks.
+  void Push(const OpRecord& r) {
+    if (head_local_ - tail_cached_ == mask_ + 1) [[unlikely]] {
+      tail_cached_ = tail_.load(std::memory_order_acquire);
+      if (head_local_ - tail_cached_ == mask_ + 1) {
+        dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        return;
+      }
+    }
+    ring_[head_local_ & mask_] = r;
+    head_.store(++head_local_, std::memory_order_release);
+  }
+  // The lowest intended start (Clock ns) this worker may still log; UINT64_MAX
+  // = none unless it claims a new arrival. Stored with release after the Push
+  // of every record it covers, and before the claim of an arrival below it.
+  void SetPending(uint64_t intended_ns) { pending_.store(intended_ns, std::memory_order_seq_cst); }
+  uint64_t Pending() const { return pending_.load(std::memory_order_seq_cst); }
+
+  // Reader: moves every published record into `out` (appended).
+  void Drain(std::vector<OpRecord>* out);
+  uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+
+ private:
+  // Writer's line.
+  uint64_t head_local_ = 0;
+  uint64_t tail_cached_ = 0;
+  std::atomic<uint64_t> head_{0};
+  std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> pending_{0};
+  // Reader's line.
+  alignas(64) std::atomic<uint64_t> tail_{0};
+  size_t mask_;
+  std::vector<OpRecord, measure::ZeroedAllocator<OpRecord>> ring_;
+};
+
+// Response percentiles by arrival interval: ops whose intended start falls in
+// interval k (of `interval_ns` from the measured window's start), for the
+// ideal client and for what the run observed of the same ops.
+struct IdealInterval {
+  std::string ideal, observed;  // Histogram::Encode()
+};
+
+class IdealClient {
+ public:
+  IdealClient(const measure::HistogramOptions& h, int servers, uint64_t measure_start_ns, uint64_t interval_ns);
+
+  // Takes logged records (in any order; consumed).
+  void Add(std::vector<OpRecord>* batch);
+  // Replays every taken op due before `watermark_ns`, in order of intended start.
+  void Advance(uint64_t watermark_ns);
+
+  // Over the measured window (ops due at or after its start): the ideal
+  // client's response times, and the observed response times of the same ops.
+  const measure::Histogram& ideal() const { return ideal_; }
+  const measure::Histogram& observed() const { return observed_; }
+  // Per arrival interval, complete up to the last Advance()'s watermark.
+  const std::vector<IdealInterval>& intervals() const { return done_; }
+  uint64_t replayed() const { return replayed_; }
+  size_t waiting() const { return pending_.size() - head_; }
+
+ private:
+  void CloseIntervalsBefore(uint64_t t_ns);
+
+  measure::HistogramOptions options_;
+  uint64_t measure_start_ns_, interval_ns_;
+  // Free instants of the c servers, earliest first.
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> free_at_;
+  std::vector<OpRecord> pending_;  // sorted by intended start from head_ on
+  size_t head_ = 0;
+  std::vector<OpRecord> merged_;
+  measure::Histogram ideal_, observed_;
+  // The open arrival interval (index done_.size()) and its histograms.
+  measure::Histogram interval_ideal_, interval_observed_;
+  std::vector<IdealInterval> done_;
+  uint64_t replayed_ = 0;
+};
+
+}  // namespace storebench::driver

@@ -1,0 +1,101 @@
+#include "storebench/driver/ideal_client.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace storebench::driver {
+namespace {
+
+constexpr uint64_t kUs = 1'000;
+
+measure::HistogramOptions Options() { return {}; }
+
+// One server, arrivals every 10 µs, 15 µs of service each: the queue grows by
+// 5 µs an op, so the ideal responses are 15, 20, 25 µs — worked out by hand.
+TEST(IdealClient, OneServerQueuesOpsThatArriveWhileItIsBusy) {
+  IdealClient c(Options(), 1, 0, 1'000'000'000);
+  std::vector<OpRecord> batch = {{0, 0, 15 * kUs}, {10 * kUs, 15 * kUs, 30 * kUs}, {20 * kUs, 30 * kUs, 45 * kUs}};
+  c.Add(&batch);
+  c.Advance(UINT64_MAX);
+  ASSERT_EQ(c.ideal().count(), 3u);
+  EXPECT_EQ(c.ideal().min(), 15 * kUs);
+  EXPECT_EQ(c.ideal().max(), 25 * kUs);
+  EXPECT_NEAR(c.ideal().mean(), 20.0 * kUs, 1.0);
+  // The observed responses of the same ops: end − intended.
+  EXPECT_EQ(c.observed().min(), 15 * kUs);
+  EXPECT_EQ(c.observed().max(), 25 * kUs);
+}
+
+// Two servers take the same ops without waiting; a client that started them
+// late (observed) is told apart from the ideal.
+TEST(IdealClient, TwoServersNeverQueueThemAndLateStartsAreTheClients) {
+  IdealClient c(Options(), 2, 0, 1'000'000'000);
+  std::vector<OpRecord> batch = {{0, 0, 15 * kUs}, {10 * kUs, 40 * kUs, 55 * kUs}, {20 * kUs, 60 * kUs, 75 * kUs}};
+  c.Add(&batch);
+  c.Advance(UINT64_MAX);
+  EXPECT_EQ(c.ideal().min(), 15 * kUs);
+  EXPECT_EQ(c.ideal().max(), 15 * kUs);
+  EXPECT_EQ(c.observed().max(), 55 * kUs);
+}
+
+// Ops logged out of order and in several batches are replayed in order of
+// intended start, and only below the watermark; warm-up ops (due before the
+// measured window) shape the queue but are not reported.
+TEST(IdealClient, ReplaysInArrivalOrderUpToTheWatermarkAndLeavesOutTheWarmup) {
+  const uint64_t start = 100 * kUs;
+  IdealClient c(Options(), 1, start, 1'000'000'000);
+  // A warm-up op at 90 µs with 30 µs of service delays the op at 100 µs by 20 µs.
+  std::vector<OpRecord> b1 = {{110 * kUs, 130 * kUs, 135 * kUs}, {90 * kUs, 90 * kUs, 120 * kUs}};
+  c.Add(&b1);
+  c.Advance(105 * kUs);  // the op at 100 µs may still be logged
+  EXPECT_EQ(c.replayed(), 1u);
+  EXPECT_EQ(c.ideal().count(), 0u);
+  std::vector<OpRecord> b2 = {{100 * kUs, 120 * kUs, 125 * kUs}};
+  c.Add(&b2);
+  c.Advance(UINT64_MAX);
+  EXPECT_EQ(c.replayed(), 3u);
+  ASSERT_EQ(c.ideal().count(), 2u);
+  // 100 µs: starts at 120 (server busy), ends 125 → 25 µs; 110 µs: starts 125, ends 130 → 20 µs.
+  EXPECT_EQ(c.ideal().max(), 25 * kUs);
+  EXPECT_EQ(c.ideal().min(), 20 * kUs);
+}
+
+// Arrival intervals: ops go to the interval of their intended start.
+TEST(IdealClient, IntervalsAreByArrival) {
+  IdealClient c(Options(), 1, 0, 1'000 * kUs);
+  std::vector<OpRecord> batch = {{100 * kUs, 100 * kUs, 110 * kUs}, {2'500 * kUs, 2'500 * kUs, 2'530 * kUs}};
+  c.Add(&batch);
+  c.Advance(UINT64_MAX);
+  ASSERT_EQ(c.intervals().size(), 3u);
+  auto h0 = measure::Histogram::Decode(c.intervals()[0].ideal), h1 = measure::Histogram::Decode(c.intervals()[1].ideal),
+       h2 = measure::Histogram::Decode(c.intervals()[2].ideal);
+  ASSERT_TRUE(h0.ok() && h1.ok() && h2.ok());
+  EXPECT_EQ(h0->count(), 1u);
+  EXPECT_EQ(h1->count(), 0u);
+  EXPECT_EQ(h2->count(), 1u);
+  EXPECT_EQ(h2->max(), 30 * kUs);
+}
+
+// The log hands every record over across threads, and counts what a full ring dropped.
+TEST(OpLog, HandsOverEveryRecordAndCountsDrops) {
+  OpLog log(1024);
+  constexpr uint64_t kOps = 200'000;
+  std::vector<OpRecord> got;
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (uint64_t i = 0; i < kOps; ++i) log.Push({i, i, i + 1});
+    done.store(true);
+  });
+  while (!done.load()) log.Drain(&got);
+  writer.join();
+  log.Drain(&got);
+  EXPECT_EQ(got.size() + log.dropped(), kOps);
+  for (size_t i = 1; i < got.size(); ++i) ASSERT_LT(got[i - 1].intended_ns, got[i].intended_ns);
+  OpLog small(4);
+  for (uint64_t i = 0; i < 10; ++i) small.Push({i, i, i});
+  EXPECT_EQ(small.dropped(), 6u);
+}
+
+}  // namespace
+}  // namespace storebench::driver

@@ -1,0 +1,50 @@
+#include "storebench/driver/wait_policy.h"
+
+#include <sched.h>
+
+#include <algorithm>
+
+#include "storebench/measure/wait.h"
+
+namespace storebench::driver {
+
+WaitPolicy WaitPolicyFor(WaitMode mode, uint64_t tail_ns, bool cpus_left) {
+  constexpr uint64_t kCapNs = 2'000'000;   // beyond this the lateness is a hiccup, not a wake-up
+  constexpr uint64_t kFloorNs = 20'000;
+  switch (mode) {
+    case WaitMode::kSpin:  // the last 60 µs, on a CPU of its own
+      return {60'000, 60'000, false, false};
+    case WaitMode::kSleep:
+      return {0, 0, false, false};
+    case WaitMode::kAdaptive:
+      break;
+  }
+  const uint64_t floor = std::clamp<uint64_t>(tail_ns, kFloorNs, kCapNs);
+  return {floor, kCapNs, true, !cpus_left};
+}
+
+void Waiter::WaitTowards(const measure::Clock& clock, uint64_t deadline_ns, uint64_t max_sleep_ns) {
+  uint64_t now = clock.NowNs();
+  if (deadline_ns > now + window_ns_) {
+    const uint64_t target = now + std::min(deadline_ns - now - window_ns_, max_sleep_ns);
+    measure::SleepUntil(clock, target);
+    ++sleeps_;
+    if (!p_.adapt) return;
+    const uint64_t late = clock.NowNs() - target;
+    if (late > window_ns_) {
+      ++late_sleeps_;
+      window_ns_ = std::min(late + late / 4, p_.cap_ns);
+      max_window_ns_ = std::max(max_window_ns_, window_ns_);
+    } else if (window_ns_ > p_.floor_ns) {
+      window_ns_ -= std::max<uint64_t>((window_ns_ - p_.floor_ns) / 64, 1);
+    }
+    return;
+  }
+  if (p_.yield) {
+    while (clock.NowNs() < deadline_ns) sched_yield();
+  } else {
+    measure::SpinUntil(clock, deadline_ns);
+  }
+}
+
+}  // namespace storebench::driver

@@ -1,0 +1,59 @@
+// How a worker waits for its next open-loop arrival: the wait policy.
+//
+// A sleep on this kind of host wakes ~50 µs late at the median and up to a few
+// milliseconds late in the tail; a worker that sleeps through a gap shorter
+// than that tail adds the tail to the start lag it reports. So a worker sleeps
+// only while the arrival is further away than its spin window, and spends the
+// window awake. The window starts at the wake-up latency tail measured at
+// start-up and follows what this worker's own sleeps overshoot: a sleep that
+// woke later than the window widens it to that lateness (up to a cap); sleeps
+// that woke in time narrow it slowly back towards the measured floor.
+//
+// Awake is not the same as owning a CPU. When the workers leave no CPU free
+// (as many workers as CPUs), the awake stretch yields the CPU on every turn
+// (sched_yield), so the reporter, the hiccup meter and the engine's own threads
+// run as soon as they are runnable; otherwise it spins with a pause.
+//
+// Thread-safety: a Waiter belongs to one worker thread. WaitPolicy is plain data.
+#pragma once
+
+#include <cstdint>
+
+#include "storebench/driver/config.h"
+#include "storebench/measure/clock.h"
+
+namespace storebench::driver {
+
+struct WaitPolicy {
+  uint64_t floor_ns = 60'000;   // the window never narrows below this (0 = always sleep)
+  uint64_t cap_ns = 60'000;     // nor widens above this
+  bool adapt = false;           // follow this worker's own oversleeps
+  bool yield = false;           // awake stretch gives the CPU to any runnable thread
+};
+
+// The policy of each --wait mode; `tail_ns` is the measured wake-up latency
+// tail, `cpus_left` whether the workers leave a CPU free for everything else.
+WaitPolicy WaitPolicyFor(WaitMode mode, uint64_t tail_ns, bool cpus_left);
+
+class Waiter {
+ public:
+  explicit Waiter(const WaitPolicy& p) : p_(p), window_ns_(p.floor_ns), max_window_ns_(p.floor_ns) {}
+
+  // Waits towards `deadline_ns` (Clock ns): sleeps while it is more than the
+  // window away, at most `max_sleep_ns` at once so the caller re-checks its
+  // stop flag; returns after one sleep, or at the deadline after staying awake.
+  void WaitTowards(const measure::Clock& clock, uint64_t deadline_ns, uint64_t max_sleep_ns);
+
+  uint64_t window_ns() const { return window_ns_; }
+  uint64_t max_window_ns() const { return max_window_ns_; }
+  uint64_t sleeps() const { return sleeps_; }
+  uint64_t late_sleeps() const { return late_sleeps_; }  // woke later than the window then was
+
+ private:
+  WaitPolicy p_;
+  uint64_t window_ns_;
+  uint64_t max_window_ns_;
+  uint64_t sleeps_ = 0, late_sleeps_ = 0;
+};
+
+}  // namespace storebench::driver
