@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <fmt/format.h>
 
 namespace storebench {
@@ -27,6 +28,13 @@ StatusOr<DirLock> DirLock::Acquire(const std::string& dir, std::string_view flag
     return ErrnoStatus("flock", path, err);
   }
   return DirLock(fd);
+}
+
+StatusOr<DirLock> DirLock::CreateAndAcquire(const std::string& dir, std::string_view flag) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::InvalidArgument(fmt::format("{}: cannot create '{}': {}", flag, dir, ec.message()));
+  return Acquire(dir, flag);
 }
 
 DirLock& DirLock::operator=(DirLock&& other) noexcept {

@@ -20,6 +20,10 @@ class DirLock {
   // (no such directory, read-only, no permission) it returns a lock that
   // holds nothing: the caller's own write fails there with a better message.
   static StatusOr<DirLock> Acquire(const std::string& dir, std::string_view flag);
+  // Makes `dir` (and its parents) first: a command's output directory
+  // (matrix's and search's --out). InvalidArgument naming `flag` when it
+  // cannot be made.
+  static StatusOr<DirLock> CreateAndAcquire(const std::string& dir, std::string_view flag);
 
   DirLock() = default;
   DirLock(DirLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }

@@ -39,6 +39,47 @@ bool DecimalMultiplier(std::string_view suffix, double* mult) {
 
 }  // namespace
 
+StatusOr<std::vector<std::string>> SplitShellWords(std::string_view text, std::string_view flag) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  auto bad = [&](const char* why) {
+    return Status::InvalidArgument(
+        fmt::format("{}: {} in '{}'; quote as a shell does, e.g. \"env FOO='a b' mpirun -n 2\"", flag, why, text));
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\'') {
+      const size_t end = text.find('\'', i + 1);
+      if (end == std::string_view::npos) return bad("unterminated single quote");
+      word.append(text.substr(i + 1, end - i - 1));
+      i = end;
+    } else if (c == '"') {
+      for (++i;; ++i) {
+        if (i >= text.size()) return bad("unterminated double quote");
+        if (text[i] == '"') break;
+        if (text[i] == '\\' && i + 1 < text.size() && std::string_view("\"\\$`").find(text[i + 1]) != std::string_view::npos)
+          ++i;
+        word.push_back(text[i]);
+      }
+    } else if (c == '\\') {
+      if (i + 1 >= text.size()) return bad("trailing backslash");
+      word.push_back(text[++i]);
+    } else {
+      word.push_back(c);
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
 std::vector<std::string_view> Split(std::string_view text, char sep) {
   std::vector<std::string_view> out;
   size_t start = 0;

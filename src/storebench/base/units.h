@@ -26,6 +26,12 @@ StatusOr<uint64_t> ParseCount(std::string_view text, std::string_view flag);
 StatusOr<double> ParseDouble(std::string_view text, std::string_view flag);
 
 std::vector<std::string_view> Split(std::string_view text, char sep);
+// The words of a command line as a POSIX shell splits it, without expanding
+// anything: blanks separate words; '…' keeps everything; "…" keeps everything
+// but \", \\, \$ and \` (backslash escapes); a backslash outside quotes
+// keeps the next character. InvalidArgument naming `flag` for an unterminated
+// quote or a trailing backslash.
+StatusOr<std::vector<std::string>> SplitShellWords(std::string_view text, std::string_view flag);
 
 // "1.23 ms", "456 ns", "2.0 s": for human output.
 std::string FormatDurationNs(double ns);

@@ -55,5 +55,25 @@ TEST(Units, Format) {
   EXPECT_EQ(FormatCount(12), "12");
 }
 
+TEST(Units, ShellWordsAreSplitAsAShellSplitsThem) {
+  using W = std::vector<std::string>;
+  auto words = [](std::string_view text) {
+    auto w = SplitShellWords(text, "--launcher");
+    EXPECT_TRUE(w.ok()) << text << ": " << w.status().message();
+    return w.ok() ? *w : W{};
+  };
+  EXPECT_EQ(words("mpirun -n 2"), (W{"mpirun", "-n", "2"}));
+  EXPECT_EQ(words("  env FOO='a b' mpirun\t-n 2 "), (W{"env", "FOO=a b", "mpirun", "-n", "2"}));
+  EXPECT_EQ(words(R"(env X="a \"b\" $c" Y=a\ b Z='' "")"), (W{"env", R"(X=a "b" $c)", "Y=a b", "Z=", ""}));
+  EXPECT_EQ(words(R"('it''s' "a\nb")"), (W{"its", R"(a\nb)"}));
+  EXPECT_EQ(words(""), W{});
+  for (const char* bad : {"env FOO='a b", "env \"x", "mpirun \\"}) {
+    auto w = SplitShellWords(bad, "--launcher");
+    ASSERT_FALSE(w.ok()) << bad;
+    EXPECT_TRUE(w.status().IsBadInput());
+    EXPECT_EQ(w.status().message().rfind("--launcher: ", 0), 0u) << w.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace storebench

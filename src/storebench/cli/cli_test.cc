@@ -134,7 +134,7 @@ TEST_F(Cli, RunWritesHdrHistogramLogsAndAnHtmlReport) {
   // Two outputs on one file are refused before the run.
   o = Run("run --backend null --ops 10 --json " + json.string() + " --hlog " + json.string());
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.err.find("--hlog: the same file as --json"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--hlog: '" + json.string() + "' is the same file as --json"), std::string::npos) << o.err;
 }
 
 TEST_F(Cli, VersionNamesTheBuild) {

@@ -2,7 +2,10 @@
 #include "storebench/cli/compare_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
+
+#include "storebench/base/units.h"
 
 #include "storebench/cli/run_command.h"
 #include "storebench/report/result.h"
@@ -62,11 +65,32 @@ int PrintComparison(const report::CompareInput& input, const CompareFlags& f) {
   return kExitOk;
 }
 
+void AddOperandInputs(std::string_view what, const std::vector<std::string>& operands, CommandFiles* files) {
+  namespace fs = std::filesystem;
+  for (const std::string& operand : operands) {
+    std::error_code ec;
+    if (fs::is_directory(operand, ec)) {
+      for (const auto& e : fs::directory_iterator(operand, ec))
+        if (e.is_regular_file(ec)) files->Input(what, e.path().string());
+    } else if (!fs::exists(operand, ec) && operand.find(',') != std::string::npos) {
+      for (std::string_view f : Split(operand, ','))
+        if (!f.empty()) files->Input(what, std::string(f));
+    } else {
+      files->Input(what, operand);
+    }
+  }
+}
+
 int ExecuteCompare(const CompareFlags& f) {
   // Check the flags before loading possibly many files.
   if (auto o = BuildCompareOptions(f); !o.ok()) return ReportError(o.status());
-  if (!f.json_path.empty())
+  if (!f.json_path.empty()) {
     if (Status s = CheckOutputPath(f.json_path, "--json"); !s.ok()) return ReportError(s);
+    CommandFiles files;
+    AddOperandInputs("RUN", f.operands, &files);
+    files.Output("--json", f.json_path);
+    if (Status s = files.Check(); !s.ok()) return ReportError(s);
+  }
   auto input = report::LoadCompareInput(f.operands);
   if (!input.ok()) return ReportError(input.status());
   return PrintComparison(*input, f);

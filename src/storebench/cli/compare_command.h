@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "storebench/base/file_identity.h"
 #include "storebench/base/status.h"
 #include "storebench/report/compare.h"
 
@@ -35,6 +36,11 @@ StatusOr<report::CompareOptions> BuildCompareOptions(const CompareFlags& flags);
 // Compares `input`, prints the report to stdout, writes --json when given;
 // returns the exit code.
 int PrintComparison(const report::CompareInput& input, const CompareFlags& flags);
+
+// Registers the files `operands` name as inputs of a command, each called
+// `what` in messages: a result file, each file of a comma-separated group,
+// every file of a directory.
+void AddOperandInputs(std::string_view what, const std::vector<std::string>& operands, CommandFiles* files);
 
 // Runs a parsed `compare`; returns the exit code.
 int ExecuteCompare(const CompareFlags& flags);

@@ -100,7 +100,8 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (mpi && mpi->rank() != 0) return kExitBadInput;  // rank 0 says it, once
     std::string where = app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
-    std::fprintf(stderr, "storebench%s: %s (see storebench%s --help)\n", where.c_str(), e.what(), where.c_str());
+    std::fprintf(stderr, "storebench%s: %s (see storebench%s --help)\n", where.c_str(), ParseErrorText(e).c_str(),
+                 where.c_str());
     return kExitBadInput;
   }
 
@@ -109,11 +110,22 @@ int Main(int argc, char** argv) {
     return ExecuteRunMpi(*mpi, run_flags, args, &g_stop);
   }
   if (mpi && prepare->parsed()) return ExecutePrepareMpi(*mpi, prepare_flags.job);
+  if (mpi && !run->parsed()) {
+    // Every rank would run the whole command on its own: one search, matrix
+    // or report per rank, all writing the same files.
+    if (mpi->rank() != 0) return kExitBadInput;
+    const std::string what =
+        app.get_subcommands().empty() ? std::string("the default job") : app.get_subcommands().front()->get_name();
+    return ReportError(storebench::Status::InvalidArgument(
+        fmt::format("{}: not under mpirun, where each rank would run it on its own into the same files; run it once "
+                    "without mpirun (matrix --launcher \"mpirun -n N\" runs each of its runs on N ranks)",
+                    what)));
+  }
   if (run->parsed()) {
     NoteParsed(run, &run_flags);
     auto job = ResolveJob(run_flags);
     if (!job.ok()) return ReportError(job.status());
-    return ExecuteRun(*job, args, &g_stop, run_flags.print_job);
+    return ExecuteRun(*job, args, &g_stop, run_flags.print_job, run_flags.job_file);
   }
   if (prepare->parsed()) return ExecutePrepare(prepare_flags.job, &g_stop);
   if (compare->parsed()) return ExecuteCompare(compare_flags);

@@ -147,7 +147,8 @@ StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std:
   return 128 + WTERMSIG(status);
 }
 
-nlohmann::json ManifestJson(const MatrixFlags& f, const std::vector<Axis>& axes, const std::vector<MatrixVariant>& variants) {
+nlohmann::json ManifestJson(const MatrixFlags& f, const std::vector<Axis>& axes, const std::vector<MatrixVariant>& variants,
+                            const std::vector<std::string>& launcher) {
   nlohmann::json vary = nlohmann::json::array();
   for (const Axis& a : axes) vary.push_back({{"key", a.key}, {"values", a.values}});
   nlohmann::json vs = nlohmann::json::array();
@@ -159,7 +160,7 @@ nlohmann::json ManifestJson(const MatrixFlags& f, const std::vector<Axis>& axes,
   }
   return {{"schema", report::kMatrixSchema}, {"run_args", f.run_args}, {"vary", vary},
           {"repeat", f.repeat},               {"order", f.order},       {"seed", f.seed},
-          {"variants", vs}};
+          {"launcher", launcher},             {"variants", vs}};
 }
 
 // Refuses a directory holding a different matrix: mixing them would compare
@@ -176,6 +177,15 @@ Status CheckExistingManifest(const fs::path& path, const nlohmann::json& wanted)
     return Status::InvalidArgument(fmt::format(
         "--out: {} holds a matrix of other settings (run args {}, vary {}); use a new directory",
         path.parent_path().string(), old["run_args"].dump(), old["vary"].dump()));
+  // One launcher for every run of a variant: two-rank and one-process runs are different measurements.
+  const nlohmann::json old_launcher = old.value("launcher", nlohmann::json::array());
+  if (old_launcher != wanted["launcher"]) {
+    std::string words;
+    for (const auto& w : old_launcher) words += (words.empty() ? "" : " ") + w.get<std::string>();
+    return Status::InvalidArgument(fmt::format(
+        "--launcher: {} holds runs started {}; resume with the same --launcher, or use a new directory",
+        path.parent_path().string(), words.empty() ? std::string("without a launcher") : "under '" + words + "'"));
+  }
   return Status::Ok();
 }
 
@@ -210,6 +220,13 @@ StatusOr<std::vector<MatrixVariant>> VariantsOf(const std::vector<Axis>& axes, c
   for (const auto& arg : run_args) {
     if (arg == "--json" || arg.rfind("--json=", 0) == 0)
       return Status::InvalidArgument("matrix: RUN-ARGS must not contain --json; matrix writes DIR/<variant>-<rep>.json");
+    // Every run would write the same file, each over the last.
+    for (const char* output : {"--csv", "--html", "--hlog", "--hgrm"})
+      if (arg == output || arg.rfind(std::string(output) + "=", 0) == 0)
+        return Status::InvalidArgument(fmt::format(
+            "matrix: RUN-ARGS must not contain {}; every run would write that one file: matrix writes "
+            "DIR/<variant>-<rep>.json, and `storebench report` makes {} from one of them",
+            output, output == std::string_view("--csv") ? "the rest" : output));
     for (const Axis& a : axes)
       if (arg == "--" + a.key || arg.rfind("--" + a.key + "=", 0) == 0)
         return Status::InvalidArgument(fmt::format("matrix: RUN-ARGS set --{}, which --vary varies", a.key));
@@ -326,6 +343,13 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   if (f.repeat < 1 || f.repeat > 10000) return ReportError(Status::InvalidArgument("--repeat: expected a whole number from 1 to 10000"));
   if (!f.html_path.empty())
     if (Status s = CheckOutputPath(f.html_path, "--html"); !s.ok()) return ReportError(s);
+  {
+    CommandFiles files;
+    AddOperandInputs("run", {f.out}, &files);  // the stored runs of a resumed matrix
+    files.Output("--html", f.html_path);
+    files.Output("--json", f.compare.json_path);
+    if (Status s = files.Check(); !s.ok()) return ReportError(s);
+  }
   if (f.order != "interleaved" && f.order != "random")
     return ReportError(Status::InvalidArgument(fmt::format("--order: expected interleaved or random; got '{}'", f.order)));
   if (auto o = BuildCompareOptions(f.compare); !o.ok()) return ReportError(o.status());
@@ -333,15 +357,14 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   if (!axes.ok()) return ReportError(axes.status());
   auto variants = VariantsOf(*axes, f.run_args);
   if (!variants.ok()) return ReportError(variants.status());
+  auto launcher = SplitShellWords(f.launcher, "--launcher");
+  if (!launcher.ok()) return ReportError(launcher.status());
 
   const fs::path dir(f.out);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return ReportError(Status::InvalidArgument(fmt::format("--out: cannot create '{}': {}", f.out, ec.message())));
   // One matrix per directory at a time: two would run the same variants and overwrite each other's files.
-  auto lock = DirLock::Acquire(dir.string(), "--out");
+  auto lock = DirLock::CreateAndAcquire(dir.string(), "--out");
   if (!lock.ok()) return ReportError(lock.status());
-  nlohmann::json manifest = ManifestJson(f, *axes, *variants);
+  nlohmann::json manifest = ManifestJson(f, *axes, *variants, *launcher);
   if (Status s = CheckExistingManifest(dir / report::kMatrixManifest, manifest); !s.ok()) return ReportError(s);
   if (Status s = WriteFileAtomically((dir / report::kMatrixManifest).string(), manifest.dump(1) + "\n"); !s.ok())
     return ReportError(s);
@@ -384,9 +407,7 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
         return ReportError(Status::IOError(fmt::format("--cache-reset: '{}' exited with {}", f.cache_reset, *rc)));
     }
     // Under a launcher (mpirun) the program is found by path: the binary's own.
-    std::vector<std::string> argv;
-    for (std::string_view w : Split(f.launcher, ' '))
-      if (!w.empty()) argv.emplace_back(w);
+    std::vector<std::string> argv = *launcher;
     if (!argv.empty()) {
       char self[4096];
       ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -1,7 +1,11 @@
 #include "storebench/base/atomic_file.h"
 #include "storebench/cli/report_command.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -92,6 +96,17 @@ int ExecuteReport(const ReportFlags& f) {
   auto compare = BuildCompareOptions(f.compare);
   if (!compare.ok()) return ReportError(compare.status());
   bool hdr = !f.hlog_path.empty() || !f.hgrm_path.empty();
+  CommandFiles files;
+  AddOperandInputs("INPUT", f.operands, &files);
+  files.Output("-o", hdr ? f.output : f.output.empty() ? std::string("report.html") : f.output);
+  files.Output("--hlog", f.hlog_path);
+  files.Output("--hgrm", f.hgrm_path);
+  if (Status s = files.Check(); !s.ok()) return ReportError(s);
+  if (!hdr || !f.output.empty())
+    if (::access(f.chart_js.c_str(), R_OK) != 0)
+      return ReportError(Status::InvalidArgument(
+          fmt::format("--chart-js: cannot read '{}': {}; give the path of Chart.js (Debian's libjs-chart.js)",
+                      f.chart_js, std::strerror(errno))));
   if (hdr) {
     if (int rc = WriteHdrFiles(f); rc != kExitOk) return rc;
     if (f.output.empty()) return kExitOk;

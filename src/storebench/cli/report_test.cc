@@ -58,7 +58,8 @@ TEST_F(Report, OneRunMakesASelfContainedPage) {
 TEST_F(Report, MissingChartJsIsNamedWithItsPackage) {
   fs::path run = NullRun("a.json");
   Outcome o = Run("report --chart-js /nonexistent/chart.min.js " + run.string() + " -o " + (dir_ / "a.html").string());
-  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.code, 2);  // a flag naming a file that is not there: bad input
+  EXPECT_EQ(o.err.rfind("storebench: --chart-js: cannot read '/nonexistent/chart.min.js'", 0), 0u) << o.err;
   EXPECT_NE(o.err.find("libjs-chart.js"), std::string::npos) << o.err;
   EXPECT_FALSE(fs::exists(dir_ / "a.html"));
 }

@@ -4,11 +4,13 @@
 
 #include <cstdio>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "storebench/base/atomic_file.h"
+#include "storebench/base/file_identity.h"
 #include "storebench/base/units.h"
 #include "storebench/job/mpi.h"
 #include "storebench/job/plan.h"
@@ -75,21 +77,16 @@ void AddCoreOptions(CLI::App* app, OptionValues* values, bool prepare) {
 }
 
 // --hlog and --hgrm, from the typed result.
-Status WriteHistogramFiles(const job::Outputs& out, const driver::RunResult& r) {
-  if (!out.hlog_path.empty()) {
-    auto log = report::RunResultHistogramLog(r);
-    if (!log.ok()) return log.status();
-    STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(out.hlog_path, *log));
-  }
-  if (!out.hgrm_path.empty() && r.total)
-    STOREBENCH_RETURN_IF_ERROR(
-        WriteFileAtomically(out.hgrm_path, report::PercentileDistribution(r.total->AllResponse(), 1e3)));
-  return Status::Ok();
+Status WriteHlog(const std::string& path, const driver::RunResult& r) {
+  auto log = report::RunResultHistogramLog(r);
+  if (!log.ok()) return log.status();
+  return WriteFileAtomically(path, *log);
 }
 
-// --html: the report page of this one run, made from its result document.
-Status WriteHtmlReport(const job::Outputs& out, const nlohmann::json& doc) {
-  std::string source = out.json_path;
+// --html: the report page of this one run, made from its result document
+// (the --json file when it was written, else a temporary copy beside the page).
+Status WriteHtmlReport(const job::Outputs& out, const nlohmann::json& doc, bool json_written) {
+  std::string source = json_written ? out.json_path : "";
   const bool temporary = source.empty();
   if (temporary) {
     source = out.html_path + ".run." + std::to_string(getpid()) + ".json";
@@ -105,29 +102,44 @@ Status WriteHtmlReport(const job::Outputs& out, const nlohmann::json& doc) {
   return WriteFileAtomically(out.html_path, *page);
 }
 
-// Every output path writable, and no two outputs on one file: checked before the run.
-Status CheckOutputs(const job::Outputs& out) {
+// Every output path writable, and no output on the file of another or of the
+// --job file, however the paths are spelled: checked before the run.
+Status CheckOutputs(const job::Outputs& out, const std::string& job_file) {
   const std::vector<std::pair<const char*, const std::string*>> files = {
       {"--json", &out.json_path}, {"--csv", &out.csv_path}, {"--html", &out.html_path},
       {"--hlog", &out.hlog_path}, {"--hgrm", &out.hgrm_path}};
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (files[i].second->empty()) continue;
-    STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(*files[i].second, files[i].first));
-    for (size_t k = 0; k < i; ++k)
-      if (*files[k].second == *files[i].second)
-        return Status::InvalidArgument(
-            fmt::format("{}: the same file as {}; give each output its own file", files[i].first, files[k].first));
+  CommandFiles identities;
+  identities.Input("--job", job_file);
+  for (const auto& [flag, path] : files) {
+    if (path->empty()) continue;
+    STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(*path, flag));
+    identities.Output(flag, *path);
   }
-  return Status::Ok();
+  return identities.Check();
 }
 
-// The result document first, then the other files made from it.
+// The result document first, then the other files made from it. A file that
+// cannot be written (its directory went away during the run) does not keep
+// the others from being written: each failure is named, and the run failed (1).
 Status WriteOutputs(const job::Outputs& out, const nlohmann::json& doc, const driver::RunResult& run) {
-  if (!out.json_path.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(out.json_path, doc.dump(1) + "\n"));
-  if (!out.csv_path.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(out.csv_path, report::IntervalCsv(run)));
-  STOREBENCH_RETURN_IF_ERROR(WriteHistogramFiles(out, run));
-  if (!out.html_path.empty()) STOREBENCH_RETURN_IF_ERROR(WriteHtmlReport(out, doc));
-  return Status::Ok();
+  std::string failed;
+  auto attempt = [&](const char* flag, const std::string& path, const std::function<Status()>& write) {
+    if (path.empty()) return false;
+    Status s = write();
+    if (!s.ok()) failed += fmt::format("{}{} not written: {}", failed.empty() ? "" : "; ", flag, s.message());
+    return s.ok();
+  };
+  const bool json = attempt("--json", out.json_path,
+                            [&] { return WriteFileAtomically(out.json_path, doc.dump(1) + "\n"); });
+  attempt("--csv", out.csv_path, [&] { return WriteFileAtomically(out.csv_path, report::IntervalCsv(run)); });
+  attempt("--hlog", out.hlog_path, [&] { return WriteHlog(out.hlog_path, run); });
+  if (run.total)
+    attempt("--hgrm", out.hgrm_path, [&] {
+      return WriteFileAtomically(out.hgrm_path, report::PercentileDistribution(run.total->AllResponse(), 1e3));
+    });
+  attempt("--html", out.html_path, [&] { return WriteHtmlReport(out, doc, json); });
+  if (failed.empty()) return Status::Ok();
+  return Status::IOError(failed + " (the run finished; its other outputs were written)");
 }
 
 // A schedule as the progress line names it: "constant:8000", or "steps" for a long one.
@@ -176,6 +188,15 @@ const CLI::Validator& NonEmptyPath() {
   return v;
 }
 
+std::string ParseErrorText(const CLI::ParseError& error) {
+  const std::string what = error.what();
+  static const std::string kAtMost = ": At Most 1 required but received ";
+  const size_t at = what.find(kAtMost);
+  if (at != std::string::npos)
+    return fmt::format("{}: given {} times; give it once", what.substr(0, at), what.substr(at + kAtMost.size()));
+  return what;
+}
+
 int ReportError(const Status& status) {
   std::fprintf(stderr, "storebench: %s\n", status.message().c_str());
   if (status.code() == Status::Code::kInterrupted) return kExitInterrupted;
@@ -220,25 +241,26 @@ void AddPrepareFlags(CLI::App* app, RunFlags* f) {
 
 void NoteParsed(CLI::App* app, RunFlags* f) { f->backend_given = app->count("--backend") > 0; }
 
-StatusOr<job::Job> ResolveJob(const RunFlags& f) {
+StatusOr<job::Job> ResolveJob(const RunFlags& f, const std::vector<std::string>& caller_sets) {
   if (f.job_file.empty()) return f.job;
   auto base = job::Job::Load(f.job_file);
   if (!base.ok()) return base.status();
+  for (const std::string& name : caller_sets) base->options.erase(name);
   base->Override(f.job, f.backend_given);
   return *base;
 }
 
-StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args) {
+StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args, const std::vector<std::string>& caller_sets) {
   CLI::App app;
   RunFlags flags;
   AddRunFlags(&app, &flags);
   try {
     app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them reversed
   } catch (const CLI::ParseError& e) {
-    return Status::InvalidArgument(fmt::format("run arguments: {}", e.what()));
+    return Status::InvalidArgument(fmt::format("run arguments: {}", ParseErrorText(e)));
   }
   NoteParsed(&app, &flags);
-  return ResolveJob(flags);
+  return ResolveJob(flags, caller_sets);
 }
 
 int ExecutePrepare(const job::Job& j, const std::atomic<bool>* stop) {
@@ -260,7 +282,8 @@ int ExecutePrepare(const job::Job& j, const std::atomic<bool>* stop) {
   return kExitOk;
 }
 
-int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const std::atomic<bool>* stop, bool print_job) {
+int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const std::atomic<bool>* stop, bool print_job,
+               const std::string& job_file) {
   auto plan = job::MakePlan(j);
   if (!plan.ok()) return ReportError(plan.status());
   if (print_job) {
@@ -268,9 +291,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
     return kExitOk;
   }
   const job::Outputs& out = j.outputs;
-  if (!out.json_path.empty())
-    if (Status s = CheckOutputPath(out.json_path, "--json"); !s.ok()) return ReportError(s);
-  if (Status s = CheckOutputs(out); !s.ok()) return ReportError(s);
+  if (Status s = CheckOutputs(out, job_file); !s.ok()) return ReportError(s);
 
   report::ProgressDisplay display(out.progress, out.quiet);
   report::RunProgressText text;
@@ -344,7 +365,7 @@ int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::ve
       if (!plan.ok()) mine = plan.status();
     }
     if (mine.ok())
-      if (Status s = CheckOutputs(mine->outputs); !s.ok()) mine = s;
+      if (Status s = CheckOutputs(mine->outputs, flags.job_file); !s.ok()) mine = s;
   }
   auto shared = session.ShareJob(mine);
   if (!shared.ok()) return RankError(session, shared.status());
@@ -362,7 +383,10 @@ int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::ve
   job::RunHooks hooks;
   hooks.stop = stop;
   if (display.on()) hooks.progress = [&](const driver::IntervalStats& t) { display.Update(text.Line(t)); };
-  auto result = job::RunJobMpi(session, *shared, job::MpiRunOptions{}, hooks);
+  job::MpiRunOptions options;
+  if (!root)
+    if (auto own = ResolveJob(flags); own.ok()) options.own_job = own->ToJson();
+  auto result = job::RunJobMpi(session, *shared, options, hooks);
   display.Clear();
   if (!result.ok()) return RankError(session, result.status());
   const bool interrupted = stop->load();

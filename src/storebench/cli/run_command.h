@@ -39,17 +39,20 @@ void AddPrepareFlags(CLI::App* app, RunFlags* flags);
 // After parsing: whether --backend was on the command line.
 void NoteParsed(CLI::App* app, RunFlags* flags);
 
-// The job `flags` describe: the --job file (if any) with the command line's values on top.
-StatusOr<job::Job> ResolveJob(const RunFlags& flags);
+// The job `flags` describe: the --job file (if any) with the command line's
+// values on top. The core options named in `caller_sets` are dropped from the
+// file (a search sets each step's duration itself), not from the command line.
+StatusOr<job::Job> ResolveJob(const RunFlags& flags, const std::vector<std::string>& caller_sets = {});
 
 // Parses `args` (what follows `storebench run`) exactly as `run` does, --job
 // file included, into the job they describe. InvalidArgument with CLI11's or
 // the job file's message.
-StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args);
+StatusOr<job::Job> ParseRunArgs(const std::vector<std::string>& args, const std::vector<std::string>& caller_sets = {});
 
-// Runs a job; returns the exit code. `argv` is kept in the JSON.
+// Runs a job; returns the exit code. `argv` is kept in the JSON. `job_file`,
+// the --job it came from, is an input no output may replace.
 int ExecuteRun(const job::Job& job, const std::vector<std::string>& argv, const std::atomic<bool>* stop,
-               bool print_job = false);
+               bool print_job = false, const std::string& job_file = "");
 int ExecutePrepare(const job::Job& job, const std::atomic<bool>* stop);
 
 // A CLI11 check for an output flag: an empty value (`--json ""`) is refused
@@ -61,6 +64,10 @@ const CLI::Validator& NonEmptyPath();
 int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::vector<std::string>& argv,
                   const std::atomic<bool>* stop);
 int ExecutePrepareMpi(job::MpiSession& session, const job::Job& job);
+
+// CLI11's message for a parse error, in this project's words where CLI11's
+// would puzzle a first-time user ("--json: given 2 times; give it once").
+std::string ParseErrorText(const CLI::ParseError& error);
 
 // Prints "storebench: <message>" to stderr and returns the exit code for `status`.
 int ReportError(const Status& status);

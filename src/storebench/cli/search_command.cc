@@ -10,11 +10,14 @@
 #include <thread>
 
 #include "storebench/base/atomic_file.h"
+#include "storebench/base/dir_lock.h"
+#include "storebench/base/file_identity.h"
 #include "storebench/base/units.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
 #include "storebench/job/search.h"
+#include "storebench/report/compare.h"
 #include "storebench/report/result.h"
 #include "storebench/report/search_report.h"
 
@@ -24,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kManifest = "manifest.json";
-constexpr const char* kDirSchema = "storebench.search-dir/1";
+constexpr const char* kDirSchema = report::kSearchDirSchema;
 constexpr uint64_t kBootstrapSeed = 1;
 
 struct Settings {
@@ -117,9 +120,6 @@ StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
 
 // Refuses a directory that holds steps of another job: their results would answer another question.
 Status PrepareOutDir(const fs::path& dir, const nlohmann::json& manifest) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::InvalidArgument(fmt::format("--out: cannot create '{}': {}", dir.string(), ec.message()));
   const fs::path path = dir / kManifest;
   if (fs::exists(path)) {
     auto old = ReadJson(path);
@@ -256,16 +256,36 @@ void AddSearchFlags(CLI::App* app, SearchFlags* f) {
 int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, const std::atomic<bool>* stop) {
   auto settings = ParseSettings(f);
   if (!settings.ok()) return ReportError(settings.status());
-  auto job = ParseRunArgs(f.run_args);
+  // A --job file (a printed job or a result) always holds a duration and a
+  // schedule: those are the search's to set for each step, as are ops and two-phase.
+  auto job = ParseRunArgs(f.run_args, {"duration", "ops", "schedule", "two-phase"});
   if (!job.ok()) return ReportError(Status::InvalidArgument("search: " + job.status().message()));
-  if (!job->outputs.json_path.empty() || !job->outputs.csv_path.empty())
+  const job::Outputs& given = job->outputs;
+  if (!given.json_path.empty() || !given.csv_path.empty() || !given.html_path.empty() || !given.hlog_path.empty() ||
+      !given.hgrm_path.empty())
     return ReportError(Status::InvalidArgument(
-        "search: RUN-ARGS must not contain --json or --csv; search writes every step into --out and its own --json"));
+        "search: RUN-ARGS must not contain --json, --csv, --html, --hlog or --hgrm; search writes every step into "
+        "--out and its own --json (`storebench report` makes the others from a step)"));
   auto load = job::CheckSearchJob(*job);
   if (!load.ok()) return ReportError(load.status());
   if (!f.json.empty())
     if (Status s = CheckOutputPath(f.json, "--json"); !s.ok()) return ReportError(s);
+  // The steps in --out are the search's own: read to resume, written as they run.
+  CommandFiles files;
+  files.InputDirectory("--out", f.out);
+  for (size_t i = 0; i < f.run_args.size(); ++i) {
+    const std::string& a = f.run_args[i];
+    if (a == "--job" && i + 1 < f.run_args.size()) files.Input("--job", f.run_args[i + 1]);
+    if (a.rfind("--job=", 0) == 0) files.Input("--job", a.substr(6));
+  }
+  files.Output("--json", f.json);
+  if (Status s = files.Check(); !s.ok()) return ReportError(s);
+  // One search per directory at a time: two would overwrite each other's steps.
+  DirLock lock;
   if (!f.out.empty()) {
+    auto locked = DirLock::CreateAndAcquire(f.out, "--out");
+    if (!locked.ok()) return ReportError(locked.status());
+    lock = std::move(*locked);
     nlohmann::json manifest = {{"schema", kDirSchema}, {"run_args", f.run_args}, {"step_duration_ns", settings->step_ns}};
     if (Status s = PrepareOutDir(f.out, manifest); !s.ok()) return ReportError(s);
   }

@@ -1,4 +1,8 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "storebench/backend/backend.h"
 #include "storebench/job/job.h"
@@ -46,6 +50,36 @@ TEST(JobTest, UnknownKeysAndBadValuesAreRefusedWithTheFlag) {
   EXPECT_EQ(p.status().message(), "--threads: expected a whole number from 1 to 4096; got '0'");
   p = MakePlan(NullJob({{"duration", "1s"}}, {{"block-size", "4k"}}));
   EXPECT_EQ(p.status().message().rfind("--block-size: not an option of backend 'null'", 0), 0u) << p.status().message();
+}
+
+TEST(JobTest, AJobFileWithAKeyTwiceOrADirectoryIsRefused) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("sb-jobfile-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "twice.json") << R"({"backend": "null", "threads": 2, "backend_options": {"service-time": "spin:1us", "service-time": "spin:2us"}, "threads": 4})";
+  auto twice = Job::Load((dir / "twice.json").string());
+  ASSERT_FALSE(twice.ok());
+  EXPECT_TRUE(twice.status().IsBadInput());
+  EXPECT_EQ(twice.status().message(), "--job " + (dir / "twice.json").string() +
+                                          ": the key \"service-time\" is given twice in one object; give each setting once");
+  // The same key in two objects is no duplicate.
+  std::ofstream(dir / "once.json") << R"({"backend": "null", "duration": "1s", "backend_options": {"duration": "x"}})";
+  auto once = Job::Load((dir / "once.json").string());
+  EXPECT_TRUE(once.ok() || once.status().message().find("twice") == std::string::npos) << once.status().message();
+  auto d = Job::Load(dir.string());
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message(), "--job " + dir.string() + ": is a directory; give a job or result JSON file");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(JobTest, ThePlannedJobKeepsPathsAbsoluteAndTemplatesWhole) {
+  // A result's config reruns from any directory: `--job ../r.json` finds the same data set.
+  Job j;
+  j.backend = "file";
+  j.options = {{"ops", "10"}};
+  j.backend_options = {{"data", "rel/../d-{rank}"}};
+  auto plan = MakePlan(j);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->job.ToJson()["backend_options"]["data"], (std::filesystem::current_path() / "d-{rank}").string());
 }
 
 TEST(JobTest, OverrideKeepsTheFileAndAppliesTheFlags) {

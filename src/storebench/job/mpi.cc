@@ -314,6 +314,14 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
   if (planned.ok() && plan->two_phase.on)
     planned = Status::InvalidArgument("--two-phase: not yet under MPI; measure the capacity with a closed-loop run "
                                       "and give the open-loop rate with --schedule");
+  const nlohmann::json shared = given.ToJson();
+  if (planned.ok() && !options.own_job.is_null() && options.own_job != shared) {
+    std::string key;
+    for (const auto& [k, v] : shared.items())
+      if (key.empty() && (!options.own_job.contains(k) || options.own_job[k] != v)) key = k;
+    planned = Status::InvalidArgument(fmt::format(
+        "started with other run flags than rank 0 ({} differs); give every rank the same command", key.empty() ? "the job" : key));
+  }
   STOREBENCH_RETURN_IF_ERROR(AgreeOn(planned, rank, size, session.host()));
   ShareLoad(&plan->config, rank, size);
   options.stonewall = options.stonewall || plan->core.stonewall;
@@ -413,6 +421,11 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
       return Status::IOError(
           fmt::format("rank {} on {}: {}", k, parts[k]["host"].get<std::string>(), parts[k]["message"].get<std::string>()));
   out.merged = std::move(*result);
+  // The config reruns the job on every rank: its templates ({rank}, {host}), not rank 0's values.
+  if (const backend::BackendInfo* info = backend::FindBackend(given.backend))
+    for (const auto& [name, value] : AbsolutePathOptions(*info, given.backend_options))
+      if (value.find("{rank}") != std::string::npos || value.find("{host}") != std::string::npos)
+        out.merged.config["backend_options"][name] = value;
   out.ranks = nlohmann::json::array();
   std::vector<std::string> hosts;
   double fastest = 1e300, slowest = 0;

@@ -59,6 +59,10 @@ class MpiSession {
 
 struct MpiRunOptions {
   bool stonewall = false;
+  // This rank's own job (Job::ToJson of its own command line), when it has
+  // one: a rank started with other flags than rank 0's is refused on every
+  // rank rather than silently running rank 0's job.
+  nlohmann::json own_job;
 };
 
 // What rank 0 gets back: the merged result and the MPI facts for the document.

@@ -131,6 +131,9 @@ TEST_F(Mpi, PerRankDataSetsArePreparedAndRun) {
   ASSERT_EQ(o.code, 0) << o.err;
   auto doc = nlohmann::json::parse(Slurp(json));
   ExpectExactMerge(doc, 2);
+  // The config reruns the job on every rank: the template, not rank 0's data set.
+  EXPECT_EQ(doc["config"]["backend_options"]["data"], data);
+  EXPECT_NE(doc["command"].dump().find("{rank}"), std::string::npos);
   EXPECT_EQ(doc["io"]["ops"], 20000);
   EXPECT_EQ(doc["cache"]["dataset_bytes"], 2 * 4 * 1024 * 1024);
 }
@@ -144,6 +147,27 @@ TEST_F(Mpi, ARankWithoutItsDataSetStopsEveryRankWithOneLine) {
   EXPECT_NE(o.err.find("rank 1 on"), std::string::npos) << o.err;
   EXPECT_EQ(o.err.find("rank 0 on"), std::string::npos) << o.err;
   EXPECT_FALSE(fs::exists(json));
+}
+
+TEST_F(Mpi, ASearchUnderMpirunIsRefusedOnce) {
+  const std::string out = (dir_ / "steps").string();
+  Outcome o = Mpirun(2, "search --slo 'p99<=1s' --max-rate 2k --step-duration 50ms --out " + out +
+                            " -- --backend null");
+  EXPECT_EQ(o.code, 2) << o.err;
+  const std::string line = "storebench: search: not under mpirun";
+  const size_t first = o.err.find(line);
+  EXPECT_NE(first, std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find(line, first + 1), std::string::npos) << "said once, by rank 0: " << o.err;
+  EXPECT_FALSE(fs::exists(out)) << "refused before any step";
+}
+
+TEST_F(Mpi, RanksStartedWithOtherFlagsAreRefused) {
+  // mpirun's MPMD form: rank 1 runs another command line than rank 0.
+  Outcome o = Mpirun(1, "run --backend null --ops 1000 --quiet : -n 1 " + StorebenchBinary() +
+                            " run --backend null --ops 1000 --threads 2 --quiet");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("storebench: rank 1 on "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("started with other run flags than rank 0 (threads differs)"), std::string::npos) << o.err;
 }
 
 TEST_F(Mpi, ABadJobIsRefusedOnceByRankZero) {

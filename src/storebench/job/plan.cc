@@ -1,5 +1,7 @@
 #include "storebench/job/plan.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 #include <set>
 
@@ -246,8 +248,19 @@ StatusOr<Plan> MakePlan(const Job& job) {
   for (const OptionSpec& s : plan.info->options)
     if (!s.default_value.empty()) resolved[s.name] = s.default_value;
   for (const auto& [k, v] : job.backend_options) resolved[k] = v;
-  plan.job.backend_options = resolved;
+  plan.job.backend_options = AbsolutePathOptions(*plan.info, std::move(resolved));
   return plan;
+}
+
+OptionValues AbsolutePathOptions(const backend::BackendInfo& info, OptionValues options) {
+  for (const OptionSpec& s : info.options) {
+    auto it = options.find(s.name);
+    if (s.type != OptionType::kPath || it == options.end() || it->second.empty()) continue;
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(it->second, ec);
+    if (!ec) it->second = abs.lexically_normal().string();
+  }
+  return options;
 }
 
 }  // namespace storebench::job

@@ -32,7 +32,14 @@ struct Plan {
   std::unique_ptr<backend::Backend> backend;  // made, not opened
 };
 
+// The plan's job (plan.job) holds every option, defaults filled in, and the
+// backend's path options (--data) as absolute paths: its JSON, a result's
+// `config`, reruns from any directory.
 StatusOr<Plan> MakePlan(const Job& job);
+
+// `options` with each of `info`'s path options made absolute (lexically
+// normal, relative to the working directory); templates such as {rank} are kept.
+OptionValues AbsolutePathOptions(const backend::BackendInfo& info, OptionValues options);
 
 // One --class as written: NAME and its key=value settings in order (a value
 // may hold commas: sine:A,B,C,D). ToText() writes it back.

@@ -1,6 +1,7 @@
 #include "storebench/measure/histogram.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -8,6 +9,36 @@
 #include "storebench/measure/base64.h"
 
 namespace storebench::measure {
+
+__extension__ using u128 = unsigned __int128;  // -Wpedantic: a GCC/Clang extension
+
+uint64_t PercentileRank(double p, uint64_t n) {
+  if (n == 0) return 0;
+  if (!(p > 0)) return 1;  // also NaN
+  if (p >= 100) return n;
+  // p = digits / 10^scale, from the shortest fixed-notation text that reads back as p.
+  char text[400];
+  auto [end, ec] = std::to_chars(text, text + sizeof text, p, std::chars_format::fixed);
+  if (ec != std::errc()) return 1;  // cannot happen for 0 < p < 100: the buffer holds any such double
+  u128 digits = 0;
+  int scale = 0;
+  bool fraction = false;
+  for (const char* c = text; c != end; ++c) {
+    if (*c == '.') {
+      fraction = true;
+      continue;
+    }
+    digits = digits * 10 + static_cast<unsigned>(*c - '0');  // at most 17 significant digits
+    if (fraction) ++scale;
+  }
+  const u128 product = digits * n;  // < 10^17 * 2^64 < 10^37
+  const int exponent = scale + 2;                // rank = ceil(product / 10^exponent)
+  if (exponent > 37) return 1;                   // 0 < product < 10^exponent
+  u128 divisor = 1;
+  for (int i = 0; i < exponent; ++i) divisor *= 10;
+  const u128 rank = (product + divisor - 1) / divisor;
+  return std::clamp<uint64_t>(static_cast<uint64_t>(rank), 1, n);
+}
 
 Histogram::Histogram(HistogramOptions options) : options_(options) {
   options_.significant_digits = std::clamp(options_.significant_digits, 1, 5);
@@ -100,9 +131,7 @@ double Histogram::stddev() const {
 
 uint64_t Histogram::ValueAtPercentile(double p) const {
   if (total_ == 0) return 0;
-  p = std::clamp(p, 0.0, 100.0);
-  uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total_)));
-  rank = std::clamp<uint64_t>(rank, 1, total_);
+  const uint64_t rank = PercentileRank(p, total_);
   uint64_t seen = 0;
   for (size_t i = IndexOf(min_), last = IndexOf(max_); i <= last; ++i) {
     seen += counts_[i];

@@ -26,6 +26,17 @@ struct HistogramOptions {
   uint64_t highest = 3'600'000'000'000;  // 1 hour in ns; the range actually covered is >= this
 };
 
+// The rank (1-based, in ascending order) of the p-th percentile of n
+// observations: the smallest r with r >= p/100 * n, i.e. ceil(p * n / 100),
+// kept within [1, n] (0 when n is 0; p below 0 counts as 0, above 100 as 100).
+// p is read as the shortest decimal that converts to the given double (99.9
+// is 999/10, not the binary 99.90000000000000568…), and the product is formed
+// exactly in 128-bit integers, so wherever p * n / 100 is a whole number k the
+// rank is k: the 99.9th percentile of 1000 observations is the 999th, never
+// the maximum. Every percentile storebench reports (runs, intervals, merged
+// ranks, bootstrap replicates, SLO checks) is ranked by this one function.
+uint64_t PercentileRank(double p, uint64_t n);
+
 class Histogram {
  public:
   explicit Histogram(HistogramOptions options = {});
@@ -70,7 +81,9 @@ class Histogram {
   // Standard deviation computed from bucket midpoints (within the stated precision).
   double stddev() const;
   // Value at percentile p in [0,100]: the highest value equivalent to the bucket
-  // holding the ceil(p/100*count)-th observation, clamped to [min, max]. 0 when empty.
+  // holding the PercentileRank(p, count())-th observation, clamped to [min, max].
+  // 0 when empty. HdrHistogram's getValueAtPercentile answers the same on the
+  // same histogram (percentile_interop_test), up to the clamp.
   uint64_t ValueAtPercentile(double p) const;
   // Count of observations <= value (bucket resolution).
   uint64_t CountAtOrBelow(uint64_t value) const;

@@ -11,11 +11,11 @@
 namespace storebench::measure {
 namespace {
 
+__extension__ using u128 = unsigned __int128;
+
 // The exact p-th percentile of a sorted sample, with the same rank rule as the histogram.
 uint64_t ExactPercentile(const std::vector<uint64_t>& sorted, double p) {
-  uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  rank = std::clamp<uint64_t>(rank, 1, sorted.size());
-  return sorted[rank - 1];
+  return sorted[PercentileRank(p, sorted.size()) - 1];
 }
 
 void CheckAccuracy(int digits, const std::vector<uint64_t>& values) {
@@ -55,6 +55,59 @@ TEST(Histogram, PercentilesWithinStatedPrecisionUniformWideRange) {
     values.push_back(1 + static_cast<uint64_t>(std::exp(e)));
   }
   CheckAccuracy(3, values);
+}
+
+// ceil(t * n / 10^(d+2)) in integers: the rank of percentile t/10^d of n observations.
+uint64_t IntegerRank(uint64_t t, int d, uint64_t n) {
+  u128 den = 100;
+  for (int i = 0; i < d; ++i) den *= 10;
+  const u128 r = (static_cast<u128>(t) * n + den - 1) / den;
+  return std::clamp<uint64_t>(static_cast<uint64_t>(r), 1, n);
+}
+
+TEST(Histogram, PercentileRankIsExactWherePTimesNIsWhole) {
+  // The floating-point ceil(p / 100 * n) is 1000 here (999.0000000000001): the maximum.
+  EXPECT_EQ(PercentileRank(99.9, 1000), 999u);
+  EXPECT_EQ(PercentileRank(99.9, 10000), 9990u);
+  EXPECT_EQ(PercentileRank(99.99, 10000), 9999u);
+  EXPECT_EQ(PercentileRank(99.999, 100000), 99999u);
+  EXPECT_EQ(PercentileRank(50, 10), 5u);
+  EXPECT_EQ(PercentileRank(0.1, 1000), 1u);
+  EXPECT_EQ(PercentileRank(50, UINT64_MAX), uint64_t{1} << 63);
+  EXPECT_EQ(PercentileRank(99.9, 1'000'000'000'000'000), 999'000'000'000'000u);
+  // Bounds: p <= 0 (and NaN) is the first observation, p >= 100 the last; no observations, rank 0.
+  EXPECT_EQ(PercentileRank(0, 1000), 1u);
+  EXPECT_EQ(PercentileRank(-5, 1000), 1u);
+  EXPECT_EQ(PercentileRank(std::nan(""), 1000), 1u);
+  EXPECT_EQ(PercentileRank(100, 1000), 1000u);
+  EXPECT_EQ(PercentileRank(250, 1000), 1000u);
+  EXPECT_EQ(PercentileRank(99.9, 0), 0u);
+  EXPECT_EQ(PercentileRank(1e-300, 1000), 1u);
+  // Every percentile with one decimal against every count to 2000, whole product or not:
+  // t / 10.0 is the double nearest t/10, the one the text "99.9" reads as.
+  for (uint64_t t = 1; t < 1000; ++t)
+    for (uint64_t n = 1; n <= 2000; ++n)
+      ASSERT_EQ(PercentileRank(static_cast<double>(t) / 10.0, n), IntegerRank(t, 1, n)) << "p=" << t / 10.0 << " n=" << n;
+  // Three to five decimals over counts up to 10^12.
+  std::mt19937_64 rng(30);
+  for (int d : {3, 4, 5}) {
+    const uint64_t scale = d == 3 ? 1000 : d == 4 ? 10000 : 100000;
+    for (int i = 0; i < 200000; ++i) {
+      const uint64_t t = std::uniform_int_distribution<uint64_t>(1, 100 * scale - 1)(rng);
+      const uint64_t n = std::uniform_int_distribution<uint64_t>(1, 1'000'000'000'000)(rng);
+      ASSERT_EQ(PercentileRank(static_cast<double>(t) / static_cast<double>(scale), n), IntegerRank(t, d, n))
+          << "p=" << t << "e-" << d << " n=" << n;
+    }
+  }
+}
+
+TEST(Histogram, ThePercentileOfARoundCountIsNotTheMaximum) {
+  Histogram h;  // 1..1000: unit-width buckets, so every value is exact
+  for (uint64_t v = 1; v <= 1000; ++v) h.Record(v);
+  EXPECT_EQ(h.ValueAtPercentile(99.9), 999u);
+  EXPECT_EQ(h.ValueAtPercentile(99), 990u);
+  EXPECT_EQ(h.ValueAtPercentile(50), 500u);
+  EXPECT_EQ(h.ValueAtPercentile(100), 1000u);
 }
 
 TEST(Histogram, CoversOneHourWithoutSaturation) {

@@ -22,6 +22,8 @@ namespace storebench::report {
 inline constexpr const char* kMatrixSchema = "storebench.matrix/1";
 inline constexpr const char* kMatrixManifest = "manifest.json";
 inline constexpr const char* kCompareSchema = "storebench.compare/1";
+// The manifest.json of a `search --out` directory (its steps are run results).
+inline constexpr const char* kSearchDirSchema = "storebench.search-dir/1";
 
 // What compare needs of one run result document.
 struct RunRecord {

@@ -134,6 +134,11 @@ Status LoadMatrixDir(const fs::path& dir, CompareInput* input) {
   auto manifest = ReadJsonFile((dir / kMatrixManifest).string());
   if (!manifest.ok()) return manifest.status();
   const nlohmann::json& m = *manifest;
+  if (m.value("schema", "") == kSearchDirSchema)
+    return Status::InvalidArgument(fmt::format(
+        "{}: a search directory, not a matrix: its answer is {}, and each step is a run result to report or compare "
+        "(e.g. storebench report {})",
+        dir.string(), (dir / "search.json").string(), (dir / "closed-1.json").string()));
   if (m.value("schema", "") != kMatrixSchema || !m.contains("variants") || !m["variants"].is_array())
     return Status::Corruption(fmt::format("{}: not a storebench matrix manifest", (dir / kMatrixManifest).string()));
   for (const auto& v : m.value("vary", nlohmann::json::array()))

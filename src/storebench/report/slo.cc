@@ -80,7 +80,14 @@ StatusOr<Slo> ParseSlo(const std::string& text) {
   }
   auto le = t.find("<=");
   if (le == std::string::npos || t.size() < 2 || t[0] != 'p') return bad();
-  auto p = ParseDouble(t.substr(1, le - 1), "--slo");
+  // The percentile as a plain decimal, "99" or "99.9": not "99.", ".9" or "9e1".
+  const std::string digits = t.substr(1, le - 1);
+  const size_t dot = digits.find('.');
+  const bool plain = !digits.empty() && digits.find_first_not_of("0123456789.") == std::string::npos &&
+                     (dot == std::string::npos ||
+                      (dot > 0 && dot + 1 < digits.size() && digits.find('.', dot + 1) == std::string::npos));
+  if (!plain) return bad();
+  auto p = ParseDouble(digits, "--slo");
   if (!p.ok() || !(*p > 0 && *p <= 100)) return bad();
   auto goal = ParseDurationNs(t.substr(le + 2), "--slo");
   if (!goal.ok() || *goal == 0) return bad();

@@ -23,7 +23,8 @@ TEST(Slo, ParsesTheAcceptedFormsAndRefusesOthers) {
   EXPECT_EQ(s->scope, "read");
   EXPECT_EQ(s->percentile, 99.9);
   EXPECT_EQ(s->Describe(), "read: p99.9 <= 200.00 us");
-  for (const char* bad : {"p99<1ms", "p99=<1ms", "99<=1ms", "p0<=1ms", "p101<=1ms", "p99<=", "p99<=0", ":p99<=1ms", ""}) {
+  for (const char* bad : {"p99<1ms", "p99=<1ms", "99<=1ms", "p0<=1ms", "p101<=1ms", "p99<=", "p99<=0", ":p99<=1ms", "",
+                          "p99.<=1ms", "p.9<=1ms", "p9e1<=1ms", "p99..9<=1ms", "p99.9.9<=1ms", "p<=1ms"}) {
     auto b = ParseSlo(bad);
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_EQ(b.status().message().rfind("--slo: expected [KIND or CLASS:]pNN<=DURATION", 0), 0u) << bad;

@@ -9,6 +9,8 @@
 #include <numeric>
 #include <random>
 
+#include "storebench/measure/histogram.h"
+
 namespace storebench::report {
 namespace {
 
@@ -60,10 +62,7 @@ class MixtureGrid {
   double Percentile(const std::vector<uint32_t>& weights, double p) const {
     return ValueAtRank(weights, RankOf(p, total(weights)));
   }
-  static uint64_t RankOf(double p, uint64_t n) {
-    auto rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(n)));
-    return std::clamp<uint64_t>(rank, 1, n);
-  }
+  static uint64_t RankOf(double p, uint64_t n) { return measure::PercentileRank(p, n); }
 
  private:
   std::vector<uint64_t> values_;

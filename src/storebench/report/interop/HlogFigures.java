@@ -1,5 +1,5 @@
 // The HdrHistogram Java library's view of an interval log, for hdr_interop_test:
-//   java HlogFigures read FILE.hlog [HGRM_OUT]  per tag (merged): count p50 p99 p99.9 max (ns, see atRank);
+//   java HlogFigures read FILE.hlog [HGRM_OUT]  per tag (merged): count p50 p99 p99.9 max (ns, getValueAtPercentile);
 //                                              HGRM_OUT: outputPercentileDistribution of all tags merged, in µs
 //   java HlogFigures write FILE.hlog           writes a 5-interval log (tag "get", seeded values) with
 //                                              HistogramLogWriter and prints the same figures for it
@@ -12,24 +12,13 @@ import java.util.Random;
 import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogReader;
-import org.HdrHistogram.HistogramIterationValue;
 import org.HdrHistogram.HistogramLogWriter;
 
 public class HlogFigures {
-  // The value at rank ceil(p/100 * count), as storebench ranks. HdrHistogram's
-  // getValueAtPercentile first takes one ulp off p, so where p/100 * count
-  // rounds just above an integer (p99.9 of 100000 values: 99900.00000000001)
-  // it answers for the rank below; walking the buckets here compares the two
-  // libraries' histograms rather than their rank conventions.
-  static long atRank(Histogram h, double p) {
-    long rank = Math.max(1, (long) Math.ceil(p / 100.0 * h.getTotalCount()));
-    long seen = 0;
-    for (HistogramIterationValue v : h.recordedValues()) {
-      seen += v.getCountAtValueIteratedTo();
-      if (seen >= rank) return h.highestEquivalentValue(v.getValueIteratedTo());
-    }
-    return h.getMaxValue();
-  }
+  // HdrHistogram's own value at percentile p: the highest value equivalent to
+  // the bucket of its rank (storebench's answer is the same, clamped to the
+  // exact maximum).
+  static long atRank(Histogram h, double p) { return h.getValueAtPercentile(p); }
 
   static void print(String tag, Histogram h) {
     System.out.printf(Locale.US, "%s %d %d %d %d %d%n", tag.isEmpty() ? "-" : tag, h.getTotalCount(),
