@@ -1,5 +1,6 @@
 // The HTML report in a real browser: headless Chromium (Debian's chromium)
-// opens reports of a null run, a two-phase run, three runs overlaid, a
+// opens reports of a null run, a two-phase run, an open loop that fell
+// behind (verdict, offered rate, ideal client), three runs overlaid, a
 // matrix directory and an .hlog (alone and beside a run). A page fails on any
 // JavaScript error and on any chart drawn without data (the page's #sb-ready
 // marker says both); a screenshot of each is kept in the build tree
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 
@@ -24,6 +26,7 @@ using storebench::testing::Slurp;
 struct Page {
   int charts = -1, errors = -1;
   std::string empty, error_text, dom;
+  std::string lines;  // each chart's caption and line labels (the marker's data-lines)
 };
 
 class Browser : public storebench::testing::BinaryTest {
@@ -60,6 +63,8 @@ class Browser : public storebench::testing::BinaryTest {
       p.empty = m[2];
       p.errors = std::stoi(m[3]);
     }
+    std::regex lines(R"re(<div id="sb-ready"[^>]* data-lines="([^"]*)")re");
+    if (std::regex_search(p.dom, m, lines)) p.lines = m[1];
     std::regex errors(R"re(<pre id="sb-errors"[^>]*>([^<]*)</pre>)re");
     if (std::regex_search(p.dom, m, errors)) p.error_text = m[1];
     fs::path shots = fs::current_path() / "report-screenshots";
@@ -108,6 +113,57 @@ TEST_F(Browser, TwoPhaseRunDrawsBothPhases) {
   ExpectDrawn(p, 10);
   EXPECT_NE(p.dom.find("phase 1: closed loop"), std::string::npos);
   EXPECT_NE(p.dom.find("phase 2: open loop at"), std::string::npos);
+}
+
+// An open loop that fell behind: offered far more than the null backend
+// serves. The result is given the open-loop verdict keys by hand (as the
+// driver writes them); the page says at the top that the run did not keep up,
+// with its numbers, draws the offered rate on the throughput chart and the
+// ideal client's p99 beside the observed one, and names its charts in words.
+TEST_F(Browser, RunThatFellBehindSaysSoAndDrawsItsTarget) {
+  const std::string plain = NullRun("behind", "--schedule constant:100000 --service-time spin:20us --duration 1s "
+                                              "--interval 250ms");
+  auto doc = nlohmann::json::parse(Slurp(plain));
+  const double achieved = doc["throughput"]["ops_per_sec"].get<double>();
+  ASSERT_LT(achieved, 0.9e5) << "one worker at 20 us per op cannot keep up with 100k/s";
+  ASSERT_GT(achieved, 0);
+  doc["schedule"]["sustained"] = false;
+  doc["schedule"]["offered_ops_per_sec"] = 1e5;
+  doc["schedule"]["achieved_ops_per_sec"] = achieved;
+  doc["schedule"]["achieved_fraction"] = achieved / 1e5;
+  doc["schedule"]["end_backlog_ops"] = doc["intervals"].back()["backlog"];
+  for (auto& i : doc["intervals"]) {
+    i["offered_ops_per_sec"] = 1e5;
+    nlohmann::json ideal = i["response"];
+    for (auto it = ideal.begin(); it != ideal.end(); ++it) it.value() = it.value().get<double>() / 2;
+    i["ideal"] = ideal;
+    i["client_added_p99_ns"] = i["response"]["p99_ns"].get<double>() - ideal["p99_ns"].get<double>();
+  }
+  doc["latency"]["ideal"] = doc["latency"]["response"];
+  doc["latency"]["client_added"] = {{"p50_ns", 0}, {"p99_ns", 0}, {"p999_ns", 0}, {"max_ns", 0}};
+  const fs::path keyed = dir_ / "behind-keyed.json";
+  std::ofstream(keyed) << doc.dump();
+
+  Page p = Open(Report(keyed.string(), "fell-behind"), "fell-behind", 2600);
+  ExpectDrawn(p, 5);
+  EXPECT_TRUE(std::regex_search(p.dom, std::regex(R"(<p class="verdict" id="sb-verdict">This run did not keep up with )"
+                                                  R"(its offered rate \(offered 100,000 ops/s, achieved [0-9,]+ ops/s, )"
+                                                  R"(\d+%; [0-9,]+ arrivals still waiting at the end\)\.</p>)")))
+      << p.dom.substr(0, 1500);
+  EXPECT_NE(p.lines.find("Throughput per interval, ops/s: achieved, all ops|offered rate (target)"), std::string::npos)
+      << p.lines;
+  EXPECT_NE(p.lines.find("p99|p99 of an ideal client|p99.9"), std::string::npos) << p.lines;
+  EXPECT_NE(p.lines.find("Client's share of the p99 per interval"), std::string::npos) << p.lines;
+  EXPECT_TRUE(std::regex_search(p.lines, std::regex(R"(Worst hiccup per interval, (ns|µs|ms|s):)"))) << p.lines;
+  for (const char* raw : {"hiccup_max_ns", "max_lag_ns", "(ns)"})
+    EXPECT_EQ(p.lines.find(raw), std::string::npos) << raw << " in " << p.lines;
+
+  // The same run as results without those keys: no verdict to give, but the
+  // offered rate still comes from its --schedule.
+  Page older = Open(Report(plain, "fell-behind-older"), "fell-behind-older", 2600);
+  ExpectDrawn(older, 5);
+  EXPECT_EQ(older.dom.find("id=\"sb-verdict\""), std::string::npos);
+  EXPECT_NE(older.lines.find("offered rate (target)"), std::string::npos) << older.lines;
 }
 
 TEST_F(Browser, ThreeRunsOverlaid) {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -248,6 +249,92 @@ TEST_F(Cli, OpenLoopStallShowsInResponseNotService) {
   EXPECT_GT(doc["latency"]["response"]["p99_ns"].get<uint64_t>(), 20'000'000u);
   EXPECT_LT(doc["latency"]["service"]["p99_ns"].get<uint64_t>(), 1'000'000u);
   EXPECT_TRUE(doc["schedule"]["open_loop"].get<bool>());
+}
+
+// The default job is an ordinary job: printed as a job file, run with
+// changes by `run --default-job`, and reran with `run --job`.
+class DefaultJob : public storebench::testing::BinaryTest {
+ protected:
+  void SetUp() override {
+    BinaryTest::SetUp();
+    Outcome o = Run("--print-job");
+    if (o.code == 2 && o.err.find("needs the rocksdb backend") != std::string::npos)
+      GTEST_SKIP() << "this storebench was built without librocksdb-dev";
+  }
+};
+
+TEST_F(DefaultJob, PrintJobPrintsTheJobThatRunDefaultJobRuns) {
+  Outcome root = Run("--print-job --json " + (dir_ / "never.json").string());
+  ASSERT_EQ(root.code, 0) << root.err;
+  auto job = nlohmann::json::parse(root.out);
+  EXPECT_EQ(job["backend"], "rocksdb");
+  EXPECT_EQ(job["two_phase"], "0.8");
+  EXPECT_EQ(job["backend_options"]["num"], "200000");
+  EXPECT_FALSE(fs::exists(dir_ / "never.json"));
+  Outcome run = Run("run --default-job --print-job");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out), job);
+  // Flags change it; the printed job is a job file.
+  run = Run("run --default-job --duration 2s --num 5000 --print-job");
+  ASSERT_EQ(run.code, 0) << run.err;
+  auto changed = nlohmann::json::parse(run.out);
+  EXPECT_EQ(changed["duration"], "2s");
+  EXPECT_EQ(changed["backend_options"]["num"], "5000");
+  EXPECT_EQ(changed["two_phase"], "0.8");
+  std::ofstream(dir_ / "job.json") << run.out;
+  Outcome again = Run("run --job " + (dir_ / "job.json").string() + " --print-job");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out), changed);
+}
+
+TEST_F(DefaultJob, MisplacedOrConflictingFlagsAreBadInput) {
+  Outcome o = Run("--json " + (dir_ / "r.json").string() + " run --backend null --ops 10");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--json is given before the subcommand 'run'"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  o = Run("run --default-job --job " + (dir_ / "j.json").string());
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("--default-job"), std::string::npos) << o.err;
+  o = Run("--json \"\"");
+  EXPECT_EQ(o.code, 2) << o.err;
+}
+
+// A shortened default job (small data set, short phases) with every output.
+TEST_F(DefaultJob, RunDefaultJobWithChangesWritesEveryOutput) {
+  const fs::path data = dir_ / "data";
+  std::string outs;
+  for (const char* ext : {"json", "csv", "hlog", "hgrm"}) outs += fmt::format(" --{0} {1}/r.{0}", ext, dir_.string());
+  if (fs::exists("/usr/share/javascript/chart.js/chart.min.js")) outs += " --html " + (dir_ / "r.html").string();
+  Outcome o = Run("run --default-job --data " + data.string() + " --num 3000 --duration 300ms --warmup 100ms "
+                  "--interval 100ms --progress never" + outs);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("phase 2: open loop at"), std::string::npos) << o.out;
+  auto doc = nlohmann::json::parse(Slurp(dir_ / "r.json"));
+  EXPECT_EQ(doc["config"]["backend"], "rocksdb");
+  EXPECT_EQ(doc["config"]["backend_options"]["num"], "3000");
+  EXPECT_TRUE(doc.contains("two_phase"));
+  for (const char* f : {"r.csv", "r.hlog", "r.hgrm"}) EXPECT_GT(fs::file_size(dir_ / f), 0u) << f;
+  if (fs::exists("/usr/share/javascript/chart.js/chart.min.js")) {
+    EXPECT_NE(Slurp(dir_ / "r.html").find("phase 2: open loop at"), std::string::npos);
+  }
+  // The result's config reruns it.
+  o = Run("run --job " + (dir_ / "r.json").string() + " --print-job");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out), doc["config"]);
+}
+
+// The issue's own command: no subcommand, output flags (the full default job,
+// ~20 s: it prepares 200,000 keys in the working directory, then runs 2 x 9 s).
+TEST_F(DefaultJob, NoSubcommandTakesOutputFlags) {
+  Outcome o = RunShell("cd " + dir_.string() + " && " + StorebenchBinary() +
+                       " --json r.json --csv r.csv --hlog r.hlog --progress never");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("storebench default job"), std::string::npos) << o.out;
+  auto doc = nlohmann::json::parse(Slurp(dir_ / "r.json"));
+  EXPECT_EQ(doc["config"]["backend"], "rocksdb");
+  EXPECT_GT(doc["totals"]["ops"].get<uint64_t>(), 0u);
+  EXPECT_GT(fs::file_size(dir_ / "r.csv"), 0u);
+  EXPECT_NE(Slurp(dir_ / "r.hlog").find("\nTag=get,"), std::string::npos);
 }
 
 }  // namespace

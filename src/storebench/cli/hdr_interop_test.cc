@@ -3,7 +3,8 @@
 // HistogramLogReader with the same count and percentiles, and its .hgrm is the
 // text outputPercentileDistribution prints; a .hlog written by Java's
 // HistogramLogWriter is read by `storebench report` and `compare` with the
-// same figures. Skips visibly without java/javac or the library.
+// same figures; HistogramLogProcessor reads storebench's logs with no options.
+// Skips visibly without java/javac or the library.
 #include "storebench/cli/binary_test_fixture.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -59,8 +61,46 @@ class Interop : public storebench::testing::BinaryTest {
     return out;
   }
 
+  // HdrHistogram's own HistogramLogProcessor on `hlog` (extra arguments
+  // such as "-tag op"); returns the .hgrm it writes beside its interval table.
+  std::string Processor(const fs::path& hlog, const std::string& extra, const std::string& name) {
+    const fs::path out = dir_ / name;
+    std::string cmd = "java -cp " + jar_ + " org.HdrHistogram.HistogramLogProcessor -i " + hlog.string() + " -o " +
+                      out.string() + " " + extra + " > " + (dir_ / "proc.out").string() + " 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << Slurp(dir_ / "proc.out");
+    EXPECT_TRUE(fs::exists(out)) << "the interval table";
+    return Slurp(out.string() + ".hgrm");
+  }
+
   std::string jar_;
 };
+
+// The .hgrm footer's "Total count".
+uint64_t HgrmTotal(const std::string& hgrm) {
+  std::smatch m;
+  static const std::regex total(R"(Total count += +(\d+)\])");
+  return std::regex_search(hgrm, m, total) ? std::stoull(m[1]) : 0;
+}
+
+// The .hgrm's value at the first row at or above `percentile` (0..1), in the file's unit.
+double HgrmValueAt(const std::string& hgrm, double percentile) {
+  std::istringstream in(hgrm);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    double value, p;
+    if (line.empty() || line[0] == '#' || !(row >> value >> p)) continue;
+    if (p >= percentile) return value;
+  }
+  return -1;
+}
+
+// The .hgrm's rows and totals: without the two lines HistogramLogProcessor
+// puts first (the time range, StartTime) and the "#[Buckets" line (it sums
+// into an auto-resizing histogram, so that count is its own, not the log's).
+std::string RowsAndTotals(const std::string& hgrm) {
+  return std::regex_replace(hgrm, std::regex(R"(#\[(Overall percentile|StartTime|Buckets)[^\n]*\n)"), "");
+}
 
 TEST_F(Interop, JavaReadsStorebenchsLogWithTheSameFigures) {
   fs::path run = dir_ / "a.json";
@@ -71,10 +111,11 @@ TEST_F(Interop, JavaReadsStorebenchsLogWithTheSameFigures) {
   ASSERT_EQ(o.code, 0) << o.err;
   std::vector<Figures> java = Java("read " + (dir_ / "a.hlog").string() + " " + (dir_ / "java.hgrm").string());
   auto doc = nlohmann::json::parse(Slurp(run));
-  ASSERT_EQ(java.size(), 2u) << Slurp(dir_ / "java.out");  // op and op.service
+  ASSERT_EQ(java.size(), 3u) << Slurp(dir_ / "java.out");  // untagged (every op), op and op.service
+  EXPECT_EQ(java[0].tag, "-");
   ASSERT_EQ(doc["latency"]["response"]["count"].get<uint64_t>(), 10000u);
   for (const Figures& f : java) {
-    const auto& lat = doc["latency"][f.tag == "op" ? "response" : "service"];
+    const auto& lat = doc["latency"][f.tag == "op.service" ? "service" : "response"];
     EXPECT_EQ(f.count, lat["count"].get<uint64_t>()) << f.tag;
     // The same ranks and buckets: HdrHistogram's value, which is a bucket's
     // highest equivalent, clamped to the exact maximum storebench knows.
@@ -86,6 +127,45 @@ TEST_F(Interop, JavaReadsStorebenchsLogWithTheSameFigures) {
   }
   // The percentile distribution is HdrHistogram's own text, byte for byte.
   EXPECT_EQ(Slurp(dir_ / "a.hgrm"), Slurp(dir_ / "java.hgrm"));
+}
+
+// HdrHistogram's HistogramLogProcessor, as wrk2 and YCSB users run it, on
+// `run --hlog`: with no -tag it reads the untagged lines, which are the run's
+// response time of every op; -tag KIND and -tag KIND.service give a kind's.
+// Counts are exact and every percentile row is storebench's own .hgrm.
+TEST_F(Interop, HistogramLogProcessorReadsARunsLogWithNoOptions) {
+  const fs::path run = dir_ / "p.json", hlog = dir_ / "p.hlog";
+  Outcome o = Run("run --backend null --duration 600ms --interval 100ms --service-time spin:1us --quiet --json " +
+                  run.string() + " --hlog " + hlog.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(run));
+  const uint64_t ops = doc["totals"]["ops"].get<uint64_t>();
+  ASSERT_GT(ops, 0u);
+
+  // With no options (the processor's default unit, ms) the count is the run's.
+  EXPECT_EQ(HgrmTotal(Processor(hlog, "", "default")), ops);
+  // In nanoseconds every row is storebench's own .hgrm of the run's response time.
+  const std::string all = Processor(hlog, "-outputValueUnitRatio 1", "all");
+  EXPECT_EQ(HgrmTotal(all), ops) << all;
+  EXPECT_EQ(HgrmTotal(all), doc["latency"]["response"]["count"].get<uint64_t>());
+  o = Run("report --hgrm " + (dir_ / "s.hgrm").string() + " --hgrm-unit ns " + run.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(RowsAndTotals(all), RowsAndTotals(Slurp(dir_ / "s.hgrm")));
+  // The iterator's rows land exactly on 50% and 90% (higher rows on its own levels, 99.06%, …).
+  for (auto [p, key] : {std::pair{0.5, "p50_ns"}, {0.9, "p90_ns"}})
+    ExpectWithinPrecision(HgrmValueAt(all, p), doc["latency"]["response"][key].get<double>(), key);
+
+  const std::string op = Processor(hlog, "-tag op -outputValueUnitRatio 1", "op");
+  EXPECT_EQ(HgrmTotal(op), doc["kinds"]["op"]["ops"].get<uint64_t>()) << op;
+  const std::string service = Processor(hlog, "-tag op.service -outputValueUnitRatio 1", "service");
+  EXPECT_EQ(HgrmTotal(service), ops) << service;
+  ExpectWithinPrecision(HgrmValueAt(service, 0.9), doc["latency"]["service"]["p90_ns"].get<double>(),
+                        "service p90");
+
+  // storebench reads its own log back with every op once.
+  o = Run("report --hgrm " + (dir_ / "back.hgrm").string() + " " + hlog.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(HgrmTotal(Slurp(dir_ / "back.hgrm")), ops);
 }
 
 TEST_F(Interop, StorebenchReadsJavasLogWithTheSameFigures) {

@@ -65,9 +65,18 @@ int Main(int argc, char** argv) {
     return fmt::format("storebench {} (commit {}, {} build, {}; RocksDB {}, liburing {}, Open MPI mode: {}, sanitizers {})",
                        b.version, b.git_commit, b.build_type, b.compiler, b.rocksdb, b.liburing, b.mpi, b.sanitizers);
   });
+  // The default job's flags: where its outputs go (as run's), and --print-job.
+  RunFlags default_flags;
+  default_flags.default_job = true;
+  AddOutputFlags(&app, &default_flags.job.outputs);
+  app.add_flag("--print-job", default_flags.print_job,
+               "print the default job (JSON; storebench run --job FILE reruns it) and exit without running")
+      ->group("Job");
   RunFlags run_flags, prepare_flags;
-  CLI::App* run = app.add_subcommand("run", "run a workload against a backend and measure it");
+  CLI::App* run = app.add_subcommand(
+      "run", "run a workload against a backend and measure it (--default-job: the default job, changed by flags)");
   AddRunFlags(run, &run_flags);
+  AddDefaultJobFlag(run, &run_flags);
   CLI::App* prepare = app.add_subcommand("prepare", "make a backend's data set");
   AddPrepareFlags(prepare, &prepare_flags);
   CLI::App* demo = app.add_subcommand("demo", "closed vs open loop on the null backend, with stalls");
@@ -105,6 +114,20 @@ int Main(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  // The first of the default job's flags given, if any.
+  const CLI::Option* default_job_flag = nullptr;
+  for (const CLI::Option* o : app.get_options())
+    if ((o->get_group() == "Outputs" || o->get_group() == "Job") && o->count() > 0 && !default_job_flag)
+      default_job_flag = o;
+  if (!app.get_subcommands().empty()) {
+    if (const CLI::Option* o = default_job_flag) {
+      if (mpi && mpi->rank() != 0) return kExitBadInput;
+      const std::string sub = app.get_subcommands().front()->get_name();
+      std::fprintf(stderr, "storebench: %s is given before the subcommand '%s': give it after it (storebench %s %s …)\n",
+                   o->get_name().c_str(), sub.c_str(), sub.c_str(), o->get_name().c_str());
+      return kExitBadInput;
+    }
+  }
   if (mpi && run->parsed()) {
     NoteParsed(run, &run_flags);
     return ExecuteRunMpi(*mpi, run_flags, args, &g_stop);
@@ -125,6 +148,7 @@ int Main(int argc, char** argv) {
     NoteParsed(run, &run_flags);
     auto job = ResolveJob(run_flags);
     if (!job.ok()) return ReportError(job.status());
+    if (run_flags.default_job) return RunDefaultJob(*job, args, &g_stop, run_flags.print_job);
     return ExecuteRun(*job, args, &g_stop, run_flags.print_job, run_flags.job_file);
   }
   if (prepare->parsed()) return ExecutePrepare(prepare_flags.job, &g_stop);
@@ -134,8 +158,13 @@ int Main(int argc, char** argv) {
   if (search->parsed()) return ExecuteSearch(search_flags, args, &g_stop);
   if (demo->parsed()) return RunDemo(&g_stop);
 #if STOREBENCH_HAVE_ROCKSDB
-  return RunRocksdbDefaultJob(&g_stop);
+  auto job = ResolveJob(default_flags);
+  if (!job.ok()) return ReportError(job.status());
+  return RunDefaultJob(*job, args, &g_stop, default_flags.print_job);
 #else
+  // Without RocksDB the default is the demonstration, which writes no files:
+  // an output flag gets the default job's message instead of being ignored.
+  if (default_job_flag) return RunDefaultJob(default_flags.job, args, &g_stop, default_flags.print_job);
   return RunDemo(&g_stop);
 #endif
 }

@@ -82,6 +82,8 @@ TEST_F(Report, HlogAndHgrmFromARunCarryItsCounts) {
   EXPECT_FALSE(fs::exists(dir_ / "report.html"));
   auto doc = nlohmann::json::parse(Slurp(run));
   std::string hlog = Slurp(dir_ / "a.hlog"), hgrm = Slurp(dir_ / "a.hgrm");
+  // The untagged line (every op: what HdrHistogram's tools read by default) comes first.
+  EXPECT_NE(hlog.find("_Histogram\"\n0.000,"), std::string::npos) << hlog;
   EXPECT_NE(hlog.find("\nTag=op,0.000,"), std::string::npos) << hlog;
   EXPECT_NE(hlog.find("\nTag=op.service,0.000,"), std::string::npos) << hlog;
   uint64_t count = doc["latency"]["response"]["count"].get<uint64_t>();
@@ -97,6 +99,37 @@ TEST_F(Report, HlogAndHgrmFromARunCarryItsCounts) {
   EXPECT_NEAR(from_log, from_json, from_json / 1024.0 + 1);
 }
 
+// A run that went wrong says so at the top of its page, in one sentence with
+// its numbers; a run that did not says nothing there.
+TEST_F(Report, VerdictSentenceNamesWhatWentWrongWithItsNumbers) {
+  if (!HaveChartJs()) GTEST_SKIP() << "libjs-chart.js is not installed (scripts/setup.sh installs it)";
+  fs::path run = NullRun("a.json");
+  ASSERT_EQ(Run("report " + run.string() + " -o " + (dir_ / "ok.html").string()).code, 0);
+  EXPECT_EQ(Slurp(dir_ / "ok.html").find("id=\"sb-verdict\""), std::string::npos);
+  auto doc = nlohmann::json::parse(Slurp(run));
+  doc["schedule"]["open_loop"] = true;
+  doc["schedule"]["sustained"] = false;
+  doc["schedule"]["offered_ops_per_sec"] = 50000.0;
+  doc["schedule"]["achieved_ops_per_sec"] = 23242.0;
+  doc["schedule"]["achieved_fraction"] = 23242.0 / 50000.0;
+  doc["schedule"]["end_backlog_ops"] = 80750;
+  doc["totals"]["interrupted"] = true;
+  doc["totals"]["ops"] = 186000;
+  doc["totals"]["errors"] = 12;
+  doc["totals"]["elapsed_s"] = 3.2;
+  doc["config"]["duration"] = "8s";
+  std::ofstream(dir_ / "bad.json") << doc.dump();
+  Outcome o = Run("report " + (dir_ / "bad.json").string() + " -o " + (dir_ / "bad.html").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::string html = Slurp(dir_ / "bad.html");
+  EXPECT_NE(html.find("<p class=\"verdict\" id=\"sb-verdict\">This run did not keep up with its offered rate "
+                      "(offered 50,000 ops/s, achieved 23,242 ops/s, 46%; 80,750 arrivals still waiting at the end), "
+                      "was interrupted (after 3.2 s of 8s; the figures cover the 186,000 ops measured before the stop) "
+                      "and had errors (12 of 186,000 ops failed, 0.0065%).</p>"),
+            std::string::npos)
+      << html.substr(html.find("<header>"), 800);
+}
+
 TEST_F(Report, HlogInputIsDrawnTagByTag) {
   if (!HaveChartJs()) GTEST_SKIP() << "libjs-chart.js is not installed (scripts/setup.sh installs it)";
   fs::path run = NullRun("a.json");
@@ -105,7 +138,10 @@ TEST_F(Report, HlogInputIsDrawnTagByTag) {
   ASSERT_EQ(o.code, 0) << o.err;
   std::string html = Slurp(dir_ / "h.html");
   EXPECT_NE(html.find("\"label\":\"op.service\""), std::string::npos);
-  EXPECT_NE(html.find("HdrHistogram log: 1 intervals, tags op, op.service"), std::string::npos);
+  EXPECT_NE(html.find("HdrHistogram log: 1 intervals, tags (untagged), op, op.service"), std::string::npos);
+  // Every op once: the untagged line, not it and its breakdowns.
+  auto doc = nlohmann::json::parse(Slurp(run));
+  EXPECT_NE(html.find(fmt::format("op.service: {} values", doc["totals"]["ops"].get<uint64_t>())), std::string::npos);
 }
 
 }  // namespace

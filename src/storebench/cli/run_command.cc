@@ -12,6 +12,7 @@
 #include "storebench/base/atomic_file.h"
 #include "storebench/base/file_identity.h"
 #include "storebench/base/units.h"
+#include "storebench/cli/default_job.h"
 #include "storebench/job/mpi.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
@@ -203,6 +204,30 @@ int ReportError(const Status& status) {
   return status.IsBadInput() ? kExitBadInput : kExitRunFailed;
 }
 
+void AddOutputFlags(CLI::App* app, job::Outputs* o) {
+  app->add_option("--json", o->json_path, "write the result document (JSON) here")->check(NonEmptyPath())->group("Outputs");
+  app->add_option("--csv", o->csv_path, "write the interval timeline (CSV) here")->check(NonEmptyPath())->group("Outputs");
+  app->add_option("--html", o->html_path, "write a self-contained HTML report of the run here")->check(NonEmptyPath())
+      ->group("Outputs");
+  app->add_option("--hlog", o->hlog_path,
+                  "write the interval histograms as an HdrHistogram interval log (one tag per op kind) here")->check(NonEmptyPath())
+      ->group("Outputs");
+  app->add_option("--hgrm", o->hgrm_path,
+                  "write the response-time percentile distribution in HdrHistogram's .hgrm form (microseconds) here")->check(NonEmptyPath())
+      ->group("Outputs");
+  app->add_option("--title", o->title, "title of the human summary")->group("Outputs");
+  app->add_flag("--quiet", o->quiet, "no progress line and no summary")->group("Outputs");
+  AddProgressFlag(app, &o->progress);
+}
+
+void AddDefaultJobFlag(CLI::App* app, RunFlags* f) {
+  app->add_flag("--default-job", f->default_job,
+                "run the default job (what storebench runs with no subcommand: prepare, then a two-phase RocksDB "
+                "run); flags given here override it")
+      ->excludes("--job")
+      ->group("Job");
+}
+
 void AddRunFlags(CLI::App* app, RunFlags* f) {
   job::Job& j = f->job;
   app->add_option("--backend", j.backend, "backend: null, file, whisper, rocksdb (those compiled in)")
@@ -211,19 +236,7 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--class", j.classes,
                   "a worker group (query class), repeatable: NAME:threads=N,schedule=S,priority=P,role=writer,"
                   "iodepth=D,ops=N");
-  app->add_option("--json", j.outputs.json_path, "write the result document (JSON) here")->check(NonEmptyPath())->group("Outputs");
-  app->add_option("--csv", j.outputs.csv_path, "write the interval timeline (CSV) here")->check(NonEmptyPath())->group("Outputs");
-  app->add_option("--html", j.outputs.html_path, "write a self-contained HTML report of the run here")->check(NonEmptyPath())
-      ->group("Outputs");
-  app->add_option("--hlog", j.outputs.hlog_path,
-                  "write the interval histograms as an HdrHistogram interval log (one tag per op kind) here")->check(NonEmptyPath())
-      ->group("Outputs");
-  app->add_option("--hgrm", j.outputs.hgrm_path,
-                  "write the response-time percentile distribution in HdrHistogram's .hgrm form (microseconds) here")->check(NonEmptyPath())
-      ->group("Outputs");
-  app->add_option("--title", j.outputs.title, "title of the human summary")->group("Outputs");
-  app->add_flag("--quiet", j.outputs.quiet, "no progress line and no summary")->group("Outputs");
-  AddProgressFlag(app, &j.outputs.progress);
+  AddOutputFlags(app, &j.outputs);
   app->add_option("--job", f->job_file,
                   "run the job in FILE (a job JSON, or a result JSON whose config is the job); flags given here "
                   "override it")
@@ -242,8 +255,8 @@ void AddPrepareFlags(CLI::App* app, RunFlags* f) {
 void NoteParsed(CLI::App* app, RunFlags* f) { f->backend_given = app->count("--backend") > 0; }
 
 StatusOr<job::Job> ResolveJob(const RunFlags& f, const std::vector<std::string>& caller_sets) {
-  if (f.job_file.empty()) return f.job;
-  auto base = job::Job::Load(f.job_file);
+  if (f.job_file.empty() && !f.default_job) return f.job;
+  StatusOr<job::Job> base = f.default_job ? StatusOr<job::Job>(DefaultRocksdbJob()) : job::Job::Load(f.job_file);
   if (!base.ok()) return base.status();
   for (const std::string& name : caller_sets) base->options.erase(name);
   base->Override(f.job, f.backend_given);
@@ -300,9 +313,10 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
                                           : first.open_loop() && plan->config.groups.size() == 1
                                               ? "open loop " + ShortSchedule(first.text) + ","
                                               : "closed loop,"));
-  // Until the first tick (up to one --interval, after opening the backend) a
-  // terminal says what is going on; a log's one line per period is kept for figures.
-  if (display.terminal()) display.Update(text.Starting());
+  // Until the first tick (up to one --interval after the warm-up began, and
+  // opening the backend before that) a terminal shows the phase that begins
+  // with its total; a log's one line per period is kept for figures.
+  if (display.terminal()) display.Update(text.Starting(), true);
   job::RunHooks hooks;
   hooks.stop = stop;
   if (display.on()) {
@@ -319,6 +333,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
       const driver::ScheduleSpec& s = plan->config.groups[0].schedule;
       text.StartPhase(PhaseInfo(plan->config, "phase 2 open loop " + report::FormatCount(s.rate) + "/s,"));
       if (!out.quiet) std::printf("\n%s\n", line.c_str());
+      if (display.terminal()) display.Update(text.Starting(), true);
     }
     first_phase = false;
   };

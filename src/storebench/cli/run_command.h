@@ -27,6 +27,7 @@ struct RunFlags {
   bool backend_given = false;
   std::string job_file;      // --job FILE
   bool print_job = false;    // --print-job
+  bool default_job = false;  // --default-job: the default job (default_job.h) in place of a --job file
 };
 
 // Adds run's flags (core options, every backend's options grouped by backend,
@@ -34,14 +35,20 @@ struct RunFlags {
 void AddRunFlags(CLI::App* app, RunFlags* flags);
 // Adds --progress auto|always|never (an output setting: job::Outputs).
 void AddProgressFlag(CLI::App* app, job::ProgressMode* mode);
+// Adds the output flags (--json, --csv, --html, --hlog, --hgrm, --title,
+// --quiet, --progress): `run`'s, and the default job's with no subcommand.
+void AddOutputFlags(CLI::App* app, job::Outputs* outputs);
+// Adds --default-job (run only: matrix and search take their own jobs).
+void AddDefaultJobFlag(CLI::App* app, RunFlags* flags);
 // Adds prepare's flags.
 void AddPrepareFlags(CLI::App* app, RunFlags* flags);
 // After parsing: whether --backend was on the command line.
 void NoteParsed(CLI::App* app, RunFlags* flags);
 
-// The job `flags` describe: the --job file (if any) with the command line's
-// values on top. The core options named in `caller_sets` are dropped from the
-// file (a search sets each step's duration itself), not from the command line.
+// The job `flags` describe: the --job file or the default job (if either)
+// with the command line's values on top. The core options named in
+// `caller_sets` are dropped from the file (a search sets each step's duration
+// itself), not from the command line.
 StatusOr<job::Job> ResolveJob(const RunFlags& flags, const std::vector<std::string>& caller_sets = {});
 
 // Parses `args` (what follows `storebench run`) exactly as `run` does, --job

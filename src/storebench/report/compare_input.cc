@@ -72,15 +72,16 @@ std::vector<double> FullLengthRates(const std::vector<std::pair<double, double>>
 }
 
 // An HdrHistogram interval log as a run: latency from the merged histograms
-// (hdr_log.h says which tags are response and which service), throughput from
-// the response lines' counts per interval.
+// (hdr_log.h says which lines are response and which service, each op once),
+// throughput from the response lines' counts per interval.
 StatusOr<RunRecord> LoadHlogRun(const std::string& path) {
   auto log = ReadHistogramLogFile(path);
   if (!log.ok()) return log.status();
   std::map<double, std::pair<double, uint64_t>> by_start;  // start -> (length, count)
   double first = 1e300, end = -1e300;
+  const ResponseLines response = ResponseLinesOf(*log);
   for (const auto& i : log->intervals) {
-    if (IsServiceTag(i.tag)) continue;
+    if (!response(i.tag)) continue;
     auto& slot = by_start[i.start_s];
     slot.first = std::max(slot.first, i.length_s);
     slot.second += i.histogram.count();

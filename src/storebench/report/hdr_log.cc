@@ -173,9 +173,20 @@ measure::Histogram MergedTag(const HistogramLog& log, const std::string& tag) {
   return MergeAll(log, [](const std::string& t, const std::string& want) { return t == want; }, tag);
 }
 
+namespace {
+
+bool Untagged(const std::string& t, const std::string&) { return t.empty(); }
+bool NotService(const std::string& t, const std::string&) { return !IsServiceTag(t); }
+bool Service(const std::string& t, const std::string&) { return IsServiceTag(t); }
+
+}  // namespace
+
+ResponseLines ResponseLinesOf(const HistogramLog& log) {
+  return {std::any_of(log.intervals.begin(), log.intervals.end(), [](const HlogInterval& i) { return i.tag.empty(); })};
+}
+
 LatencyPair ResponseAndService(const HistogramLog& log) {
-  LatencyPair p{MergeAll(log, [](const std::string& t, const std::string&) { return !IsServiceTag(t); }, ""),
-                MergeAll(log, [](const std::string& t, const std::string&) { return IsServiceTag(t); }, "")};
+  LatencyPair p{MergeAll(log, ResponseLinesOf(log).untagged ? Untagged : NotService, ""), MergeAll(log, Service, "")};
   if (p.service.count() == 0) p.service = p.response;
   return p;
 }

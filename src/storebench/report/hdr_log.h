@@ -12,10 +12,15 @@
 // (hdr_codec.h). Readers: HdrHistogram's HistogramLogReader and
 // HistogramLogProcessor, and ReadHistogramLog below.
 //
-// storebench's tags: an op kind's response latency is tagged with the kind
-// ("read"), its service latency with the kind and ".service"
-// ("read.service"). Untagged lines and other tags (logs of other tools) are
-// read as they are; see ResponseAndService().
+// storebench's layout, per interval: first an untagged line, the response
+// time of every op of the interval (what HdrHistogram's
+// HistogramLogProcessor reads without -tag: the run's overall distribution),
+// then breakdowns of it: each op kind's response time tagged with the kind
+// ("read"), its service time tagged with the kind and ".service"
+// ("read.service"). The tagged lines repeat ops the untagged line holds, so
+// a reader that wants every op once takes the untagged lines alone (or the
+// kind tags alone, or the ".service" tags alone) — never all of them; see
+// ResponseAndService(). Logs of other tools are read as they are.
 // Thread-safety: pure functions over values.
 #pragma once
 
@@ -74,14 +79,22 @@ void MergeLenient(measure::Histogram* dst, const measure::Histogram& src);
 // All of a tag's intervals merged.
 measure::Histogram MergedTag(const HistogramLog& log, const std::string& tag);
 
-// What compare and the report read as a run's latencies: response = the
-// merge of every tag not ending in ".service" (all lines of a foreign log),
-// service = the merge of the ".service" tags, or the response when there are
-// none.
+// What compare and the report read as a run's latencies, each op once:
+// response = the merge of the untagged lines when there are any (storebench's
+// logs, and most other tools'), else of every tag not ending in ".service"
+// (older storebench logs and tools that tag everything); service = the merge
+// of the ".service" tags, or the response when there are none.
 struct LatencyPair {
   measure::Histogram response, service;
 };
 LatencyPair ResponseAndService(const HistogramLog& log);
 bool IsServiceTag(const std::string& tag);
+// Which lines of a log hold its response time as ResponseAndService() reads
+// it: the untagged lines if the log has any, else every non-service tag.
+struct ResponseLines {
+  bool untagged = false;  // the log has untagged lines
+  bool operator()(const std::string& tag) const { return untagged ? tag.empty() : !IsServiceTag(tag); }
+};
+ResponseLines ResponseLinesOf(const HistogramLog& log);
 
 }  // namespace storebench::report

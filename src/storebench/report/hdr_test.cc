@@ -102,6 +102,29 @@ TEST(HdrLog, WritesHdrHistogramsHeaderAndRoundTripsTagsAndTimes) {
   EXPECT_EQ(p.service.count(), 5000u);
 }
 
+// storebench's layout: an untagged line of every op, then per-kind and
+// service breakdowns. Read back, each op counts once.
+TEST(HdrLog, UntaggedLinesAreTheResponseTimeAndTagsBreakItDown) {
+  measure::Histogram all = Sample(11, 3000);
+  (void)all.Merge(Sample(12, 2000));
+  std::vector<HlogInterval> in;
+  in.push_back({0.0, 1.0, "", all});
+  in.push_back({0.0, 1.0, "get", Sample(11, 3000)});
+  in.push_back({0.0, 1.0, "get.service", Sample(13, 3000)});
+  in.push_back({0.0, 1.0, "put", Sample(12, 2000)});
+  in.push_back({0.0, 1.0, "put.service", Sample(14, 2000)});
+  auto log = ReadHistogramLog(*WriteHistogramLog(1'700'000'000.0, in));
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  LatencyPair p = ResponseAndService(*log);
+  EXPECT_EQ(p.response.count(), 5000u);
+  EXPECT_EQ(p.service.count(), 5000u);
+  const ResponseLines response = ResponseLinesOf(*log);
+  EXPECT_TRUE(response(""));
+  EXPECT_FALSE(response("get"));
+  EXPECT_FALSE(response("get.service"));
+  EXPECT_EQ(MergedTag(*log, "put").count(), 2000u);
+}
+
 TEST(HdrLog, UntaggedLogWithoutBaseTimeUsesAbsoluteOrRelativeStamps) {
   std::string b64 = measure::Base64Encode(*EncodeHdrV2Compressed(Sample(7, 100)));
   std::string text = "#[StartTime: 1000000000.000 (seconds since epoch), x]\n0.500,1.000,1.0," + b64 + "\n";

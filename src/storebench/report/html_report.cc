@@ -9,6 +9,7 @@
 #include <set>
 
 #include "storebench/base/units.h"
+#include "storebench/driver/schedule.h"
 #include "storebench/report/files.h"
 #include "storebench/report/hdr_log.h"
 #include "storebench/report/hgrm.h"
@@ -31,7 +32,7 @@ using nlohmann::json;
 // in an "other figures" chart of its own key.
 const std::set<std::string> kKnownIntervalKeys = {"t_s",     "length_s", "ops",     "errors",   "bytes",
                                                   "ops_per_sec", "backlog", "lag_ns", "response", "service",
-                                                  "group_ops"};
+                                                  "group_ops", "offered_ops_per_sec", "ideal"};
 
 // Spectrum points (x = 1/(1-p), value ns) along HdrHistogram's percentile
 // iterator; the 100% row has no finite x and is drawn as the max instead.
@@ -67,14 +68,39 @@ std::vector<std::string> GroupNames(const json& doc, size_t n) {
   return names;
 }
 
+// The arrival schedule an open-loop phase ran, when the result does not give
+// the offered rate per interval (results older than offered_ops_per_sec):
+// phase 2's constant rate of a two-phase run, or a one-group run's --schedule.
+std::optional<driver::ScheduleSpec> OfferedSchedule(const json& doc, const json& run_doc, bool phase1) {
+  if (phase1 || !doc.value("schedule", json::object()).value("open_loop", false)) return std::nullopt;
+  if (run_doc.contains("two_phase")) {
+    driver::ScheduleSpec s;
+    s.kind = driver::ScheduleSpec::Kind::kConstant;
+    s.rate = run_doc["two_phase"].value("target_ops_per_sec", 0.0);
+    return s.rate > 0 ? std::optional(s) : std::nullopt;
+  }
+  const json cfg = run_doc.value("config", json::object());
+  if (cfg.contains("classes") && cfg["classes"].is_array() && !cfg["classes"].empty()) return std::nullopt;
+  const json effective = doc.value("schedule", json::object()).value("effective", json());
+  if (!effective.is_string()) return std::nullopt;
+  auto s = driver::ParseSchedule(effective.get<std::string>());
+  if (!s.ok() || !s->open_loop() || s->kind == driver::ScheduleSpec::Kind::kTrace) return std::nullopt;
+  return *s;
+}
+
 // One phase of a run document: the interval timeline in columns, and spectra.
-StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::string& label, double warmup_s) {
+StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::string& label, double warmup_s,
+                         bool phase1 = false) {
   json v = {{"label", label}, {"warmup_s", warmup_s}};
   json t = json::array(), len = json::array();
   std::map<std::string, json> tput;
   tput["all"] = json::array();
   json lat = {{"response", json::object()}, {"service", json::object()}};
   json backlog = json::array(), lag = json::array();
+  // The open loop's offered rate and the ideal client's p99 per interval (null where unknown).
+  json offered = json::array(), ideal_p99 = json::array();
+  bool have_offered = false, have_ideal = false;
+  const std::optional<driver::ScheduleSpec> schedule = OfferedSchedule(doc, groups_source, phase1);
   std::map<std::string, std::map<std::string, json>> extra;  // key -> leaf -> column
   // A last interval cut short by the end of the run holds a few ops over a
   // sliver of time: its rate and tail are noise (compare drops it too).
@@ -117,6 +143,23 @@ StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::
         col.push_back(p.contains(key) ? p[key] : json());
       }
     }
+    if (i.contains("offered_ops_per_sec") && i["offered_ops_per_sec"].is_number()) {
+      offered.push_back(i["offered_ops_per_sec"]);
+      have_offered = true;
+    } else if (schedule) {
+      const double mid_s = warmup_s + i.value("t_s", 0.0) - length / 2;  // arrivals start with the warm-up
+      offered.push_back(schedule->RateAt(static_cast<uint64_t>(std::max(mid_s, 0.0) * 1e9)));
+      have_offered = true;
+    } else {
+      offered.push_back(nullptr);
+    }
+    const json ideal = i.value("ideal", json::object());
+    if (ideal.is_object() && ideal.contains("p99_ns")) {
+      ideal_p99.push_back(ideal["p99_ns"]);
+      have_ideal = true;
+    } else {
+      ideal_p99.push_back(nullptr);
+    }
     backlog.push_back(i.value("backlog", 0.0));
     lag.push_back(i.value("lag_ns", 0.0));
     for (auto it = i.begin(); it != i.end(); ++it) {
@@ -133,6 +176,8 @@ StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::
   v["t"] = t;
   v["length"] = len;
   v["throughput"] = tput;
+  v["offered"] = have_offered ? offered : json();
+  if (have_ideal) lat["ideal"] = {{"p99", ideal_p99}};
   v["latency"] = lat;
   v["schedule"] = {{"backlog", backlog}, {"lag_ns", lag}, {"open_loop", doc.value("schedule", json::object()).value("open_loop", false)}};
   v["extra"] = extra;
@@ -187,6 +232,52 @@ std::string RunSummary(const json& doc) {
   return s;
 }
 
+// 1234567.8 -> "1,234,568".
+std::string Grouped(double v) {
+  const std::string digits = fmt::format("{:.0f}", std::abs(v));
+  std::string out = v < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// What went wrong in a run, in one sentence with its numbers, for the top of
+// the page: an open loop that did not keep up with its offered rate
+// (schedule.sustained), an interrupted run, failed ops. Empty when none.
+std::string RunVerdict(const json& doc) {
+  const json sched = doc.value("schedule", json::object());
+  const json totals = doc.value("totals", json::object());
+  std::vector<std::string> parts;
+  if (sched.contains("sustained") && sched["sustained"].is_boolean() && !sched["sustained"].get<bool>()) {
+    const double offered = sched.value("offered_ops_per_sec", 0.0), achieved = sched.value("achieved_ops_per_sec", 0.0);
+    const double fraction = sched.value("achieved_fraction", offered > 0 ? achieved / offered : 0.0);
+    std::string part = fmt::format("did not keep up with its offered rate (offered {} ops/s, achieved {} ops/s, {:.0f}%",
+                                   Grouped(offered), Grouped(achieved), fraction * 100);
+    if (sched.contains("end_backlog_ops"))
+      part += fmt::format("; {} arrivals still waiting at the end", Grouped(sched.value("end_backlog_ops", 0.0)));
+    parts.push_back(part + ")");
+  }
+  if (totals.value("interrupted", false)) {
+    std::string of;
+    const json cfg = doc.value("config", json::object());
+    if (cfg.contains("duration") && cfg["duration"].is_string()) of = " of " + cfg["duration"].get<std::string>();
+    parts.push_back(fmt::format("was interrupted (after {:.1f} s{}; the figures cover the {} ops measured before the "
+                                "stop)", totals.value("elapsed_s", 0.0), of, Grouped(totals.value("ops", 0.0))));
+  }
+  const double errors = totals.value("errors", 0.0), ops = totals.value("ops", 0.0);
+  if (errors > 0)
+    parts.push_back(fmt::format("had errors ({} of {} ops failed, {:.2g}%{})", Grouped(errors), Grouped(ops),
+                                ops > 0 ? 100 * errors / ops : 0.0,
+                                totals.value("stopped_on_errors", false) ? "; stopped at --max-errors" : ""));
+  if (parts.empty()) return "";
+  std::string s = "This run ";
+  for (size_t i = 0; i < parts.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return s + ".";
+}
+
 // Resource figures: the document's resources/cpu/io/cache objects and the
 // backend's own figures (any other top-level object), plus per-op ratios
 // computed here (DESIGN: ratios are computed when rendering).
@@ -233,7 +324,7 @@ StatusOr<json> RunView(const std::string& path) {
   }
   json phases = json::array();
   if (doc.contains("two_phase") && doc["two_phase"].contains("phase1")) {
-    auto p1 = PhaseView(doc["two_phase"]["phase1"], doc, "phase 1: closed loop (capacity)", warmup_s);
+    auto p1 = PhaseView(doc["two_phase"]["phase1"], doc, "phase 1: closed loop (capacity)", warmup_s, true);
     if (!p1.ok()) return fail(p1.status());
     phases.push_back(std::move(*p1));
   }
@@ -246,6 +337,7 @@ StatusOr<json> RunView(const std::string& path) {
   phases.push_back(std::move(*main));
   v["phases"] = phases;
   v["summary"] = RunSummary(doc);
+  v["verdict"] = RunVerdict(doc);
   v["environment"] = doc.value("environment", json::object());
   std::string cmd;
   for (const auto& a : doc.value("command", json::array()))
@@ -276,11 +368,14 @@ StatusOr<json> HlogView(const std::string& path) {
   for (const auto& i : log->intervals) opt.highest = std::max(opt.highest, i.histogram.options().highest);
   resp.assign(starts.size(), measure::Histogram(opt));
   serv.assign(starts.size(), measure::Histogram(opt));
+  const ResponseLines response = ResponseLinesOf(*log);
   for (const auto& i : log->intervals) {
     size_t r = row_of[i.start_s];
     length[r] = std::max(length[r], i.length_s);
-    MergeLenient(IsServiceTag(i.tag) ? &serv[r] : &resp[r], i.histogram);
-    if (IsServiceTag(i.tag)) continue;
+    if (response(i.tag)) MergeLenient(&resp[r], i.histogram);
+    if (IsServiceTag(i.tag)) MergeLenient(&serv[r], i.histogram);
+    // Per tag: the kinds of a storebench log (its untagged line is "all"), or a foreign log's tags.
+    if (IsServiceTag(i.tag) || (response.untagged && i.tag.empty() && tags.size() > 1)) continue;
     auto& col = tput[i.tag.empty() ? "(untagged)" : i.tag];
     col.resize(starts.size());
     col[r] = i.length_s > 0 ? static_cast<double>(i.histogram.count()) / i.length_s : 0.0;
@@ -425,6 +520,16 @@ StatusOr<json> BuildReportModel(const std::vector<std::string>& operands, const 
     summary = series[0]["runs"][0].value("summary", "");
   }
   model["summary"] = summary;
+  // Each run that went wrong says so first, named when there are several.
+  std::string verdict;
+  for (const auto& s : series)
+    for (const auto& r : s["runs"]) {
+      std::string v = r.value("verdict", "");
+      if (v.empty()) continue;
+      if (runs > 1) v = r.value("name", std::string()) + ": " + v;
+      verdict += (verdict.empty() ? "" : " ") + v;
+    }
+  model["verdict"] = verdict;
   std::string title = options.title;
   if (title.empty()) {
     if (matrix) title = "storebench matrix: " + fs::path(operands.front()).filename().string();
@@ -479,8 +584,11 @@ StatusOr<std::string> RenderHtmlReport(const json& model, const HtmlReportOption
   html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"generator\" content=\"storebench report\">\n<title>" + title + "</title>\n<style>\n";
   html += kReportStyle;
-  html += "</style>\n</head>\n<body>\n<header><h1>" + title + "</h1>\n<p class=\"summary\" id=\"sb-summary\">" +
-          EscapeHtml(model.value("summary", "")) + "</p></header>\n<main id=\"sb-main\"></main>\n";
+  html += "</style>\n</head>\n<body>\n<header><h1>" + title + "</h1>\n";
+  const std::string verdict = model.value("verdict", "");
+  if (!verdict.empty()) html += "<p class=\"verdict\" id=\"sb-verdict\">" + EscapeHtml(verdict) + "</p>\n";
+  html += "<p class=\"summary\" id=\"sb-summary\">" + EscapeHtml(model.value("summary", "")) +
+          "</p></header>\n<main id=\"sb-main\"></main>\n";
   html += "<pre id=\"sb-errors\" hidden></pre>\n";
   // Errors are recorded from the first script on, so a failure inside the
   // charting library is reported too.

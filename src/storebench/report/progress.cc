@@ -127,6 +127,28 @@ void RunProgressText::StartPhase(RunPhaseInfo info) {
   ops_ = 0;
 }
 
+std::string RunProgressText::MeasuredHead(double t_s) const {
+  const double by_time = info_.duration_s > 0 ? t_s / info_.duration_s : 0;
+  const double by_ops = info_.ops > 0 ? static_cast<double>(ops_) / static_cast<double>(info_.ops) : 0;
+  if (info_.duration_s > 0 && by_time >= by_ops)
+    return Done(t_s, info_.duration_s, FormatSeconds(t_s), FormatSeconds(info_.duration_s), -1,
+                std::max(info_.duration_s - t_s, 0.0));
+  if (info_.ops > 0) {
+    const double rate = t_s > 0 ? static_cast<double>(ops_) / t_s : 0;
+    const double left = rate > 0 ? static_cast<double>(info_.ops - std::min(ops_, info_.ops)) / rate : -1;
+    return Done(static_cast<double>(ops_), static_cast<double>(info_.ops), FormatCount(static_cast<double>(ops_), ""),
+                FormatCount(static_cast<double>(info_.ops), "") + " ops", t_s, left);
+  }
+  return FormatSeconds(t_s) + " elapsed";
+}
+
+std::string RunProgressText::Starting() const {
+  if (info_.warmup_s > 0)
+    return fmt::format("{} warm-up {} | starting", info_.phase,
+                       Done(0, info_.warmup_s, FormatSeconds(0), FormatSeconds(info_.warmup_s), -1, -1));
+  return fmt::format("{} measuring {} | starting", info_.phase, MeasuredHead(0));
+}
+
 std::string RunProgressText::Line(const driver::IntervalStats& t) {
   // Most important first: a narrow terminal cuts the end of the line.
   if (t.warmup) {
@@ -136,20 +158,7 @@ std::string RunProgressText::Line(const driver::IntervalStats& t) {
                        FormatCount(static_cast<double>(t.ops)));
   }
   ops_ += t.ops;
-  std::string head;
-  const double by_time = info_.duration_s > 0 ? t.t_s / info_.duration_s : 0;
-  const double by_ops = info_.ops > 0 ? static_cast<double>(ops_) / static_cast<double>(info_.ops) : 0;
-  if (info_.duration_s > 0 && by_time >= by_ops) {
-    head = Done(t.t_s, info_.duration_s, FormatSeconds(t.t_s), FormatSeconds(info_.duration_s), -1,
-                std::max(info_.duration_s - t.t_s, 0.0));
-  } else if (info_.ops > 0) {
-    const double rate = t.t_s > 0 ? static_cast<double>(ops_) / t.t_s : 0;
-    const double left = rate > 0 ? static_cast<double>(info_.ops - std::min(ops_, info_.ops)) / rate : -1;
-    head = Done(static_cast<double>(ops_), static_cast<double>(info_.ops), FormatCount(static_cast<double>(ops_), ""),
-                FormatCount(static_cast<double>(info_.ops), "") + " ops", t.t_s, left);
-  } else {
-    head = FormatSeconds(t.t_s) + " elapsed";
-  }
+  const std::string head = MeasuredHead(t.t_s);
   std::string line = fmt::format("{} measuring {} | {} ops/s", info_.phase, head, FormatCount(t.ops_per_sec, ""));
   double target = 0;
   const auto since_arrivals_ns = static_cast<uint64_t>((info_.warmup_s + t.t_s) * 1e9);  // arrivals start with warm-up

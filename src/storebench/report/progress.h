@@ -93,10 +93,15 @@ class RunProgressText {
   // A new phase: the ops count starts again.
   void StartPhase(RunPhaseInfo info);
   std::string Line(const driver::IntervalStats& tick);
-  // Before the phase's first tick: "closed loop, starting".
-  std::string Starting() const { return info_.phase + " starting"; }
+  // Before the phase's first tick: the phase that begins (warm-up, or
+  // measuring when there is none) at 0% of its total, e.g.
+  // "closed loop, warm-up [..........]   0% 0.0s/1.0s | starting".
+  std::string Starting() const;
 
  private:
+  // "[####......]  40% 4.0s/10.0s 6.0s left" (or ops of --ops) after `t_s` measured seconds.
+  std::string MeasuredHead(double t_s) const;
+
   RunPhaseInfo info_;
   uint64_t ops_ = 0;
 };

@@ -48,6 +48,17 @@ TEST(ProgressText, RunLineShowsPhaseElapsedOfTotalAndOpenLoopFigures) {
       << line;
 }
 
+// Before the first tick the line names the phase that begins, with its total.
+TEST(ProgressText, StartingNamesThePhaseThatBeginsWithItsTotal) {
+  RunProgressText text;
+  text.StartPhase({"phase 1 closed loop,", 1, 8, 0, {}});
+  EXPECT_EQ(text.Starting(), "phase 1 closed loop, warm-up [..........]   0% 0.0s/1.0s | starting");
+  text.StartPhase({"phase 2 open loop 8.0k/s,", 0, 8, 0, {}});
+  EXPECT_EQ(text.Starting(), "phase 2 open loop 8.0k/s, measuring [..........]   0% 0.0s/8.0s 8.0s left | starting");
+  text.StartPhase({"closed loop,", 0, 0, 1000, {}});
+  EXPECT_EQ(text.Starting(), "closed loop, measuring [..........]   0% 0/1000 ops 0.0s | starting");
+}
+
 TEST(ProgressText, OpsBoundRunCountsOpsAcrossTicks) {
   RunProgressText text;
   text.StartPhase({"closed loop,", 0, 0, 1000, {}});

@@ -27,6 +27,11 @@ double RunStartTime(const nlohmann::json& doc) {
 StatusOr<std::vector<HlogInterval>> RunFinalIntervals(const nlohmann::json& doc) {
   double elapsed = doc.contains("totals") ? doc["totals"].value("elapsed_s", 0.0) : 0.0;
   std::vector<HlogInterval> out;
+  auto all = HistogramAt(doc.value("latency", nlohmann::json::object()).value("response", nlohmann::json()),
+                         "latency.response");
+  if (!all.ok()) return all.status();
+  if (all->count() == 0) return Status::Corruption("the run has no op kind with recorded latencies");
+  out.push_back({0.0, elapsed, "", std::move(*all)});
   const nlohmann::json kinds = doc.value("kinds", nlohmann::json::object());
   for (auto it = kinds.begin(); it != kinds.end(); ++it) {
     for (const char* which : {"response", "service"}) {
@@ -37,7 +42,6 @@ StatusOr<std::vector<HlogInterval>> RunFinalIntervals(const nlohmann::json& doc)
       out.push_back({0.0, elapsed, tag, std::move(*h)});
     }
   }
-  if (out.empty()) return Status::Corruption("the run has no op kind with recorded latencies");
   return out;
 }
 
@@ -62,16 +66,23 @@ namespace storebench::report {
 StatusOr<std::string> RunResultHistogramLog(const driver::RunResult& r) {
   std::vector<HlogInterval> lines;
   for (const driver::IntervalStats& st : r.intervals) {
-    for (size_t k = 0; k < st.kind_response_histograms.size() && k < r.layout.kinds.size(); ++k) {
+    const size_t kinds = std::min(st.kind_response_histograms.size(), r.layout.kinds.size());
+    std::vector<HlogInterval> tagged;
+    measure::Histogram all(r.layout.histogram);
+    for (size_t k = 0; k < kinds; ++k) {
       for (bool service : {false, true}) {
         const std::string& text = service ? st.kind_service_histograms[k] : st.kind_response_histograms[k];
         auto h = measure::Histogram::Decode(text);
         if (!h.ok()) return h.status();
         if (h->count() == 0) continue;
-        lines.push_back({st.t_s - st.length_s, st.length_s,
-                         r.layout.kinds[k] + (service ? kServiceTagSuffix : ""), std::move(*h)});
+        if (!service) MergeLenient(&all, *h);
+        tagged.push_back({st.t_s - st.length_s, st.length_s,
+                          r.layout.kinds[k] + (service ? kServiceTagSuffix : ""), std::move(*h)});
       }
     }
+    if (all.count() == 0) continue;
+    lines.push_back({st.t_s - st.length_s, st.length_s, "", std::move(all)});
+    for (HlogInterval& t : tagged) lines.push_back(std::move(t));
   }
   return WriteHistogramLog(r.measure_start_epoch_s, lines);
 }

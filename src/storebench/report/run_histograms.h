@@ -1,9 +1,9 @@
 // The histograms of a run result document (schema storebench.run/1) in the
 // shapes HdrHistogram's tools read: the interval log (.hlog) and the
-// percentile distribution (.hgrm). Until `run` writes per-interval logs
-// itself, a document yields one interval spanning the measured run per op
-// kind: the kind's response histogram tagged with the kind, its service
-// histogram with "KIND.service" (hdr_log.h).
+// percentile distribution (.hgrm). A document yields one interval spanning
+// the measured run, laid out as every storebench log (hdr_log.h): the
+// untagged line is the response time of every op, then each kind's response
+// histogram tagged with the kind and its service histogram with "KIND.service".
 // Thread-safety: pure functions over values.
 #pragma once
 
@@ -25,7 +25,8 @@ StatusOr<measure::Histogram> HistogramAt(const nlohmann::json& node, const std::
 // the elapsed time (0 when the document does not say).
 double RunStartTime(const nlohmann::json& doc);
 
-// One interval per kind spanning the run (see above); kinds without ops are left out.
+// The untagged line and one per kind and tag, each spanning the run (see
+// above); kinds without ops are left out.
 StatusOr<std::vector<HlogInterval>> RunFinalIntervals(const nlohmann::json& doc);
 
 // The whole .hlog text for a run document.
@@ -43,10 +44,11 @@ struct RunResult;
 
 namespace storebench::report {
 
-// The interval log of a measured run, one line per interval and op kind:
-// the kind's response histogram tagged with the kind ("group/kind" with
-// several groups), its service histogram with "KIND.service"; intervals and
-// kinds without ops are left out. For `run --hlog`.
+// The interval log of a measured run (layout in hdr_log.h): per interval,
+// the untagged response histogram of every op, then per op kind its response
+// histogram tagged with the kind ("group/kind" with several groups) and its
+// service histogram tagged "KIND.service"; intervals and kinds without ops
+// are left out. For `run --hlog`.
 StatusOr<std::string> RunResultHistogramLog(const driver::RunResult& result);
 
 }  // namespace storebench::report

@@ -3,7 +3,8 @@
 // off), so when the last chart is built the page marks itself ready: a div
 // #sb-ready whose data-charts, data-empty and data-errors attributes say how
 // many charts were drawn, which had no data, and how many errors were caught
-// (data-ms: milliseconds from navigation start to the last chart drawn).
+// (data-ms: milliseconds from navigation start to the last chart drawn;
+// data-lines: each chart's caption and the labels of its lines).
 (function () {
   'use strict';
   var model = JSON.parse(document.getElementById('sb-data').textContent);
@@ -69,15 +70,41 @@
   Chart.register(shadePlugin);
 
   function chartBox(parent, id, title, note) {
-    var canvas = el('canvas', {id: id});
+    var canvas = el('canvas', {id: id, 'data-title': title});
     var box = el('figure', {class: 'chart'}, [el('figcaption', {text: title}), el('div', {class: 'canvas'}, [canvas])]);
     if (note) box.appendChild(el('p', {class: 'note', text: note}));
     parent.appendChild(box);
     return canvas;
   }
 
+  // A time unit for values up to `maxNs`: [divisor, name].
+  function timeUnit(maxNs) {
+    if (maxNs >= 1e9) return [1e9, 's'];
+    if (maxNs >= 1e6) return [1e6, 'ms'];
+    if (maxNs >= 1e3) return [1e3, 'µs'];
+    return [1, 'ns'];
+  }
+  function columnMax(cols) {
+    var m = 0;
+    cols.forEach(function (c) { c.forEach(function (v) { if (v !== null && isFinite(v)) m = Math.max(m, v); }); });
+    return m;
+  }
+
+  // Interval figures the driver adds, in words: [title, unit] where unit 'ns'
+  // is shown in the time unit that fits the values. Others get their key.
+  var figureNames = {
+    max_backlog: ['Largest backlog per interval', 'ops'],
+    max_lag_ns: ['Worst lag behind schedule per interval', 'ns'],
+    runqueue_wait_ns: ['Time the workers waited for a CPU per interval', 'ns'],
+    hiccup_p99_ns: ['Platform hiccups per interval, p99', 'ns'],
+    hiccup_max_ns: ['Worst hiccup per interval', 'ns'],
+    client_added_p99_ns: ["Client's share of the p99 per interval (observed minus ideal client)", 'ns'],
+    backend: ['Backend figures per interval', '']
+  };
+  function words(key) { return key.replace(/_ns$/, '').replace(/[._]/g, ' '); }
+
   function timeAxis(warmup) {
-    var ax = {type: 'linear', title: {display: true, text: 'time since measurement began (s)'}};
+    var ax = {type: 'linear', title: {display: true, text: 'time since measurement began, s'}};
     if (warmup > 0) ax.min = -warmup;
     return ax;
   }
@@ -105,6 +132,7 @@
     };
     var c = new Chart(canvas.getContext('2d'), {type: 'line', data: {datasets: datasets}, options: options});
     c.sbId = canvas.id;
+    c.sbTitle = canvas.getAttribute('data-title') || '';
     charts.push(c);
     return c;
   }
@@ -123,15 +151,20 @@
 
     var tput = [];
     Object.keys(phase.throughput).forEach(function (name, i) {
-      tput.push({label: name === 'all' ? 'all ops' : name, data: points(t, phase.throughput[name]),
+      tput.push({label: name === 'all' ? 'achieved, all ops' : name, data: points(t, phase.throughput[name]),
                  borderColor: palette[i % palette.length]});
     });
+    if (phase.offered)
+      tput.push({label: 'offered rate (target)', data: points(t, phase.offered), borderColor: '#444444',
+                 borderDash: [6, 4], pointRadius: 0, stepped: 'before'});
     var notes = [];
     if (warm > 0) notes.push('The shaded span is the warm-up: run but not measured.');
     if (phase.short_intervals_left_out > 0)
       notes.push('A last interval shorter than half the others is left out of the timelines.');
-    makeChart(chartBox(grid, nextId('throughput'), 'Throughput over time', notes.join(' ') || null),
-              tput, {x: timeAxis(warm), y: {title: {display: true, text: 'throughput (ops/s)'}, beginAtZero: true,
+    if (phase.offered)
+      notes.push('The dashed line is the rate the schedule offered; below it the run fell behind.');
+    makeChart(chartBox(grid, nextId('throughput'), 'Throughput per interval, ops/s', notes.join(' ') || null),
+              tput, {x: timeAxis(warm), y: {title: {display: true, text: 'ops/s'}, beginAtZero: true,
                                             ticks: {callback: fmtNum}}}, {shade: shade});
 
     ['response', 'service'].forEach(function (which) {
@@ -140,11 +173,18 @@
       var ds = ['p50', 'p99', 'p999', 'max'].map(function (k, i) {
         return {label: k === 'p999' ? 'p99.9' : k, data: points(t, lat[k], true), borderColor: shades[i]};
       });
+      var note = which === 'response' ? 'Response time counts from the intended start (open loop), so queueing is included.' :
+                                        'Service time counts from the actual start.';
+      if (which === 'response' && phase.latency.ideal) {
+        ds.splice(2, 0, {label: 'p99 of an ideal client', data: points(t, phase.latency.ideal.p99, true),
+                         borderColor: shades[1], borderDash: [5, 4]});
+        note += ' The ideal client (dashed) has the same arrivals and service times and no overhead of its own:' +
+                ' the gap between the two p99 lines is the client\'s and the platform\'s share.';
+      }
       makeChart(chartBox(grid, nextId(which), (which === 'response' ? 'Response time' : 'Service time') +
-                         ' over time (per interval)',
-                         which === 'response' ? 'Response time counts from the intended start (open loop), so queueing is included.' :
-                                                'Service time counts from the actual start.'),
-                ds, {x: timeAxis(warm), y: latencyAxis(which + ' latency (log scale)')}, {shade: shade});
+                         ' per interval, percentiles', note),
+                ds, {x: timeAxis(warm), y: latencyAxis((which === 'response' ? 'response' : 'service') +
+                                                       ' time, log scale')}, {shade: shade});
     });
 
     spectrumChart(grid, phase.spectrum.map(function (c, i) {
@@ -154,25 +194,34 @@
 
     if (phase.schedule) {
       var lagMs = phase.schedule.lag_ns.map(function (v) { return v / 1e6; });
-      makeChart(chartBox(grid, nextId('schedule'), 'Backlog and lag behind schedule',
+      makeChart(chartBox(grid, nextId('schedule'), 'Backlog (ops) and lag behind schedule (ms) at the end of each interval',
                          phase.schedule.open_loop ? null : 'Closed loop: there is no schedule, so both stay at zero.'),
-                [{label: 'backlog (due ops not started)', data: points(t, phase.schedule.backlog), borderColor: palette[0],
+                [{label: 'backlog: due ops not started', data: points(t, phase.schedule.backlog), borderColor: palette[0],
                   yAxisID: 'y'},
-                 {label: 'lag (ms)', data: points(t, lagMs), borderColor: palette[1], yAxisID: 'y2'}],
-                {x: timeAxis(warm), y: {title: {display: true, text: 'backlog (ops)'}, beginAtZero: true},
-                 y2: {position: 'right', title: {display: true, text: 'lag (ms)'}, beginAtZero: true,
+                 {label: 'lag behind schedule, ms', data: points(t, lagMs), borderColor: palette[1], yAxisID: 'y2'}],
+                {x: timeAxis(warm), y: {title: {display: true, text: 'backlog, ops'}, beginAtZero: true},
+                 y2: {position: 'right', title: {display: true, text: 'lag, ms'}, beginAtZero: true,
                       grid: {drawOnChartArea: false}}}, {shade: shade});
     }
 
     Object.keys(phase.extra || {}).forEach(function (key) {
       var cols = phase.extra[key];
-      var ds = Object.keys(cols).map(function (leaf, i) {
-        return {label: leaf, data: points(t, cols[leaf]), borderColor: palette[i % palette.length]};
+      var leaves = Object.keys(cols);
+      var named = figureNames[key];
+      var isTime = /_ns$/.test(key) || leaves.every(function (l) { return /_ns$/.test(l); });
+      // Times are drawn in the unit their largest value reads in, and the axis says which.
+      var unit = isTime ? timeUnit(columnMax(leaves.map(function (l) { return cols[l]; }))) : [1, named ? named[1] : ''];
+      var ds = leaves.map(function (leaf, i) {
+        var ys = cols[leaf].map(function (v) { return v === null ? null : v / unit[0]; });
+        var label = leaves.length === 1 && named ? named[0].toLowerCase() : words(leaf.indexOf(key + '.') === 0 ?
+                                                                                 leaf.slice(key.length + 1) : leaf);
+        return {label: label, data: points(t, ys), borderColor: palette[i % palette.length]};
       });
-      var unit = /_ns$/.test(key) || Object.keys(cols).every(function (l) { return /_ns$/.test(l); }) ? 'ns' : '';
-      makeChart(chartBox(grid, nextId('extra-' + key.replace(/[^a-z0-9]/gi, '_')), 'Interval figures: ' + key),
-                ds, {x: timeAxis(warm), y: {title: {display: true, text: key + (unit ? ' (ns)' : '')}, beginAtZero: true,
-                                            ticks: {callback: unit ? fmtNs : fmtNum}}}, {shade: shade});
+      var title = (named ? named[0] : 'Interval figure: ' + words(key)) + (unit[1] ? ', ' + unit[1] : '');
+      makeChart(chartBox(grid, nextId('extra-' + key.replace(/[^a-z0-9]/gi, '_')), title),
+                ds, {x: timeAxis(warm), y: {title: {display: true, text: unit[1] || 'value'}, beginAtZero: true,
+                                            ticks: {callback: isTime ? function (v) { return +v.toPrecision(4); } : fmtNum}}},
+                {shade: shade});
     });
   }
 
@@ -192,7 +241,7 @@
                     title: {display: true, text: 'percentile'},
                     afterBuildTicks: function (axis) { axis.ticks = ticks.map(function (v) { return {value: v}; }); },
                     ticks: {callback: function (v) { return pctLabel(v); }}},
-                y: latencyAxis('latency (log scale)')});
+                y: latencyAxis('latency, log scale')});
   }
 
   // ---- several runs / a matrix: overlaid --------------------------------------------------
@@ -215,13 +264,13 @@
       });
       return ds;
     }
-    makeChart(chartBox(grid, nextId('throughput'), 'Throughput over time, every run'),
+    makeChart(chartBox(grid, nextId('throughput'), 'Throughput per interval, ops/s, every run'),
               perRun(function (p) { return points(p.t, p.throughput.all); }),
-              {x: timeAxis(0), y: {title: {display: true, text: 'throughput (ops/s)'}, beginAtZero: true,
+              {x: timeAxis(0), y: {title: {display: true, text: 'ops/s'}, beginAtZero: true,
                                    ticks: {callback: fmtNum}}});
-    makeChart(chartBox(grid, nextId('p99'), 'Response time p99 over time, every run'),
+    makeChart(chartBox(grid, nextId('p99'), 'Response time p99 per interval, every run'),
               perRun(function (p) { return p.latency.response.p99 ? points(p.t, p.latency.response.p99, true) : null; }),
-              {x: timeAxis(0), y: latencyAxis('response p99 (log scale)')});
+              {x: timeAxis(0), y: latencyAxis('response time p99, log scale')});
     ['response', 'service'].forEach(function (which) {
       var curves = [];
       model.series.forEach(function (s, si) {
@@ -234,8 +283,8 @@
     });
     var backlog = perRun(function (p) { return p.schedule ? points(p.t, p.schedule.backlog) : null; });
     if (backlog.length)  // .hlog inputs have no schedule
-      makeChart(chartBox(grid, nextId('backlog'), 'Backlog over time, every run'), backlog,
-                {x: timeAxis(0), y: {title: {display: true, text: 'backlog (ops)'}, beginAtZero: true}});
+      makeChart(chartBox(grid, nextId('backlog'), 'Backlog at the end of each interval, ops, every run'), backlog,
+                {x: timeAxis(0), y: {title: {display: true, text: 'backlog, ops'}, beginAtZero: true}});
   }
 
   // ---- tables ---------------------------------------------------------------------------
@@ -327,6 +376,10 @@
     ready.setAttribute('data-empty', empty.join(' '));
     ready.setAttribute('data-errors', String(window.sbErrors ? window.sbErrors.length : 0));
     ready.setAttribute('data-ms', String(Math.round(performance.now())));
+    // Each chart's caption and line labels, for tests: "caption: label|label" per chart, ";"-separated.
+    ready.setAttribute('data-lines', charts.map(function (c) {
+      return c.sbTitle + ': ' + c.data.datasets.map(function (d) { return d.label; }).join('|');
+    }).join('; '));
     document.body.appendChild(ready);
     document.body.dataset.chartsDrawn = String(charts.length);
   }

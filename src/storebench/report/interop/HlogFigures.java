@@ -1,6 +1,7 @@
 // The HdrHistogram Java library's view of an interval log, for hdr_interop_test:
-//   java HlogFigures read FILE.hlog [HGRM_OUT]  per tag (merged): count p50 p99 p99.9 max (ns, getValueAtPercentile);
-//                                              HGRM_OUT: outputPercentileDistribution of all tags merged, in µs
+//   java HlogFigures read FILE.hlog [HGRM_OUT]  per tag (merged; "-" untagged): count p50 p99 p99.9 max (ns,
+//                                              getValueAtPercentile); HGRM_OUT: outputPercentileDistribution of the
+//                                              untagged lines (else of every non-service tag), in µs
 //   java HlogFigures write FILE.hlog           writes a 5-interval log (tag "get", seeded values) with
 //                                              HistogramLogWriter and prints the same figures for it
 import java.io.FileOutputStream;
@@ -29,16 +30,19 @@ public class HlogFigures {
     if (args[0].equals("read")) {
       HistogramLogReader reader = new HistogramLogReader(args[1]);
       Map<String, Histogram> byTag = new LinkedHashMap<>();
-      Histogram all = null;
+      Histogram tagged = null;
       EncodableHistogram e;
       while ((e = reader.nextIntervalHistogram()) != null) {
         Histogram h = (Histogram) e;
         String tag = h.getTag() == null ? "" : h.getTag();
         if (byTag.containsKey(tag)) byTag.get(tag).add(h); else byTag.put(tag, h.copy());
-        if (!tag.endsWith(".service")) {
-          if (all == null) all = h.copy(); else all.add(h);
+        if (!tag.isEmpty() && !tag.endsWith(".service")) {
+          if (tagged == null) tagged = h.copy(); else tagged.add(h);
         }
       }
+      // Every op once: the untagged lines (storebench's overall response
+      // time), or for a log without them every non-service tag.
+      Histogram all = byTag.containsKey("") ? byTag.get("") : tagged;
       for (Map.Entry<String, Histogram> t : byTag.entrySet()) print(t.getKey(), t.getValue());
       if (args.length > 2) {
         try (PrintStream out = new PrintStream(new FileOutputStream(args[2]))) {
