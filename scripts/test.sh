@@ -9,22 +9,13 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test || exit 1
 jobs=$(nproc)
 
-# A build tree made by run-default.sh has the tests off: turn them on, afresh.
-configure_args() {
-  local cache=build/$1/CMakeCache.txt
-  local args="-DSTOREBENCH_BUILD_TESTS=ON"
-  [[ $1 == release ]] && args+=" -DSTOREBENCH_BUILD_BENCH=ON"
-  if [[ -f $cache ]] && grep -q '^STOREBENCH_BUILD_TESTS:BOOL=OFF' "$cache"; then args="--fresh $args"; fi
-  echo "$args"
-}
-
 failed=()
 summary=()
 stage() {  # stage NAME PRESET [BUILD ARGS...]
   local name=$1 preset=$2 rc=0 t0=$SECONDS
   shift 2
   echo "== $name"
-  if STOREBENCH_CMAKE_ARGS=$(configure_args "$preset") scripts/build.sh "$preset" "$@"; then
+  if scripts/build.sh "$preset" "$@"; then
     ctest --preset "$preset" -j "$jobs" || rc=$?
   else
     rc=1
