@@ -248,6 +248,19 @@ TEST(CompareVerdict, DisagreeingThroughputAndLatencyVerdictsGetANote) {
             "B: the throughput and p50 verdicts disagree in proof: throughput no difference proven, p50 lower");
 }
 
+TEST_F(CompareTest, AThroughputGainWithoutALatencyChangeIsPointedOut) {
+  FakeRun a, b;
+  b.ops_per_sec = 12000;  // 20 % more throughput, the same latency distribution
+  b.config["backend_options"]["service-time"] = "spin:16us";
+  auto r = Run({Group("a", 6, a), Group("b", 6, b)});
+  const auto& c = r.json["comparisons"][0];
+  ASSERT_TRUE(c["throughput"]["significant"].get<bool>());
+  ASSERT_FALSE(c["latency"]["p50"]["significant"].get<bool>()) << c["latency"].dump(1);
+  const std::string note = "b: the throughput and p50 verdicts disagree in proof: throughput faster, p50 no difference proven";
+  EXPECT_EQ(c["note"], note);
+  EXPECT_NE(r.text.find("Note: " + note + "\n"), std::string::npos) << r.text;
+}
+
 // db_bench's printed reports against storebench runs, paired round by round.
 TEST_F(CompareTest, PairedRunsAgainstDbBenchReports) {
   std::string db_bench, storebench;
