@@ -43,6 +43,14 @@ class Matrix : public storebench::testing::BinaryTest {
   }
 };
 
+// Holds on a loaded machine: what it asserts does not need the runs' timings
+// to be consistent. A 2 ms sleep bounds a run at 500 ops/s and its p50 at
+// 2 ms or more; a 100 us sleep is far quicker unless wake-ups are late by
+// milliseconds on average. So the direction of the effect and the p50 proof
+// (every B run's p50 is below every A run's, so every run resample is too)
+// are asserted; whether 3 noisy runs prove the throughput ratio is not (the
+// fixed-file test in report/compare_test.cc holds that), only that the output
+// says one or the other, in the ratio scale's words.
 TEST_F(Matrix, TheShorterServiceTimeIsFasterAndTheMatrixResumes) {
   fs::path m = dir_ / "m";
   // Baseline first: the slow variant, so the fast one must come out "faster".
@@ -59,17 +67,23 @@ TEST_F(Matrix, TheShorterServiceTimeIsFasterAndTheMatrixResumes) {
   std::vector<std::string> order;
   for (std::sregex_iterator it(o.out.begin(), o.out.end(), line), end; it != end; ++it) order.push_back((*it)[2]);
   EXPECT_EQ(order, (std::vector<std::string>{"2ms", "100us", "2ms", "100us", "2ms", "100us"}));
-  EXPECT_NE(o.out.find("service-time=sleep:100us is "), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("% faster (±"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Welch's t-test on log(ops/s) over repeated runs"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("service-time=sleep:100us: with 3 and 3 runs and this spread, only ratios above x"),
+            std::string::npos)
+      << o.out;
+  const bool proven = o.out.find("service-time=sleep:100us is ") != std::string::npos;
+  EXPECT_TRUE(proven || o.out.find("service-time=sleep:100us: too few runs: about ") != std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("% slower"), std::string::npos) << o.out;
 
   auto doc = CompareJson(m);
   EXPECT_EQ(doc["baseline"], "service-time=sleep:2ms");
   const auto& t = doc["comparisons"][0]["throughput"];
   EXPECT_EQ(t["samples"], "runs");
+  EXPECT_EQ(t["scale"], "log");
   EXPECT_EQ(t["n"], 3);
-  EXPECT_TRUE(t["significant"].get<bool>()) << t.dump();
-  EXPECT_GT(t["rel_diff"].get<double>(), 0.3);  // a twentieth of the service time: several times faster
-  EXPECT_TRUE(doc["comparisons"][0]["latency"]["p50"]["significant"].get<bool>());
+  EXPECT_EQ(t["significant"].get<bool>(), proven) << t.dump();
+  EXPECT_GT(t["ratio"].get<double>(), 1.5) << t.dump();  // a twentieth of the service time: several times faster
+  EXPECT_TRUE(doc["comparisons"][0]["latency"]["p50"]["significant"].get<bool>()) << doc["comparisons"][0].dump();
   EXPECT_LT(doc["comparisons"][0]["latency"]["p50"]["rel_diff"].get<double>(), -0.3);
 
   // Nothing left to do; then one lost run is redone, and only that one.
@@ -81,6 +95,7 @@ TEST_F(Matrix, TheShorterServiceTimeIsFasterAndTheMatrixResumes) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("5 already stored, 1 to run"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("[1/1] service-time=sleep:100us #2"), std::string::npos) << o.out;
+  EXPECT_EQ(RunFiles(m), 6u);
   // A different matrix in the same directory is refused.
   o = Run("matrix --out " + m.string() + " --repeat 3 --vary threads=1,2 -- --backend null --ops 100");
   EXPECT_EQ(o.code, 2);

@@ -20,6 +20,10 @@ constexpr PercentileSpec kPercentiles[] = {{"p50", 50}, {"p99", 99}, {"p99.9", 9
 std::string Level(double confidence) { return fmt::format("{:g}%", confidence * 100); }
 std::string Signed(double rel) { return fmt::format("{:+.1f}%", rel * 100); }
 
+// Below this many run-to-run standard deviations (Cohen's d, on the log
+// scale) an unproven effect is called small rather than the runs too few.
+constexpr double kSmallEffect = 0.5;
+
 // Throughput samples for one comparison: repeated runs when both sides have
 // at least two, else every full interval of every run (see the warning).
 struct ThroughputSamples {
@@ -157,6 +161,7 @@ struct Comparer {
     std::string verdict = PairedVerdict(b.name, *r, opt.confidence);
     j.update({{"ratios", r->ratios},
               {"median_ratio", r->median},
+              {"rel_diff", r->median - 1},
               {"ci", {r->lo, r->hi}},
               {"coverage", r->coverage},
               {"significant", r->significant},
@@ -167,6 +172,85 @@ struct Comparer {
                                    r->ratios.size(), r->median, r->lo, r->hi, r->coverage * 100, ratios);
     throughput_text += fmt::format("  {}\n", r->significant ? verdict : b.name + ": " + verdict);
     (*out)["throughput"] = j;
+  }
+
+  // Welch's t-test on log(ops/s): the ratio of geometric means with its CI,
+  // the smallest ratio this comparison could prove, and, when none is
+  // proven, whether the runs are too few or the effect small.
+  void CompareRatio(const RunGroup& a, const RunGroup& b, const ThroughputSamples& s, const RatioTest& r,
+                    size_t width, nlohmann::json* j) {
+    const char* unit = s.from_runs ? "runs" : "intervals";
+    std::string verdict = RatioVerdict(b.name, r, opt.confidence);
+    j->update({{"scale", "log"},
+               {"geomean_baseline", std::exp(r.log.a.mean)},
+               {"geomean", std::exp(r.log.b.mean)},
+               {"sd_log_baseline", r.log.a.stddev},
+               {"sd_log", r.log.b.stddev},
+               {"ratio", r.ratio},
+               {"ratio_ci", {r.lo, r.hi}},
+               {"rel_diff", r.ratio - 1},
+               {"ci", {r.lo - 1, r.hi - 1}},
+               {"t", r.log.t},
+               {"df", r.log.df},
+               {"p_value", r.log.p_value},
+               {"provable_ratio", r.provable},
+               {"significant", r.significant},
+               {"verdict", verdict}});
+    if (throughput_text.empty())
+      throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>8.3f}  baseline\n", a.name, width, r.log.a.n,
+                                     std::exp(r.log.a.mean), r.log.a.stddev);
+    throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>8.3f}  {:>8}  [{}, {}]\n", b.name, width, r.log.b.n,
+                                   std::exp(r.log.b.mean), r.log.b.stddev, FormatRatio(r.ratio), FormatRatio(r.lo),
+                                   FormatRatio(r.hi));
+    throughput_text += fmt::format("  {}\n", r.significant ? verdict : b.name + ": " + verdict);
+    std::string power = fmt::format("with {} and {} {} and this spread, only ratios above x{} or below x{} can be "
+                                    "proven at {} confidence",
+                                    r.log.a.n, r.log.b.n, unit, FormatRatio(r.provable), FormatRatio(1 / r.provable),
+                                    Level(opt.confidence));
+    (*j)["power"] = power;
+    throughput_text += fmt::format("  {}: {}\n", b.name, power);
+    if (r.significant || !s.from_runs) return;  // per-interval samples: the warning asks for repeated runs instead
+    // Cohen's d on the log scale: the ratio in units of the run-to-run spread.
+    const double spread = std::sqrt((r.log.a.stddev * r.log.a.stddev + r.log.b.stddev * r.log.b.stddev) / 2);
+    const double d = spread > 0 ? std::fabs(r.log.diff) / spread : 0;
+    const size_t n = SamplesToProve(r.log.diff, r.log.a.stddev, r.log.b.stddev, opt.confidence);
+    std::string how_many = n ? fmt::format("about {} runs each", n) : std::string("no practical number of runs");
+    std::string why;
+    if (d >= kSmallEffect) {
+      why = fmt::format("too few runs: {} would settle it (a ratio of {} is {:.1f} times the run-to-run spread)",
+                        how_many, FormatRatio(r.ratio), d);
+      (*j)["not_proven_because"] = "too few runs";
+    } else {
+      why = fmt::format("the effect is small: a ratio of {} is under half the run-to-run spread (d = {:.2f}); {} "
+                        "would prove it",
+                        FormatRatio(r.ratio), d, how_many);
+      (*j)["not_proven_because"] = "small effect";
+    }
+    (*j)["runs_to_settle"] = n;
+    (*j)["why"] = why;
+    throughput_text += fmt::format("  {}: {}\n", b.name, why);
+  }
+
+  // Raw-scale Welch's t-test on ops/s: only when a sample is 0, which has no logarithm.
+  void CompareRaw(const RunGroup& a, const RunGroup& b, const WelchResult& r, size_t width, nlohmann::json* j) {
+    std::string verdict = ThroughputVerdict(b.name, r, opt.confidence);
+    j->update({{"scale", "raw"},
+               {"mean_baseline", r.a.mean},
+               {"mean", r.b.mean},
+               {"stddev_baseline", r.a.stddev},
+               {"stddev", r.b.stddev},
+               {"rel_diff", r.rel_diff},
+               {"ci", {r.rel_diff - r.rel_half_width, r.rel_diff + r.rel_half_width}},
+               {"t", r.t},
+               {"df", r.df},
+               {"p_value", r.p_value},
+               {"significant", r.significant},
+               {"verdict", verdict}});
+    if (throughput_text.empty())
+      throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>8}  baseline\n", a.name, width, r.a.n, r.a.mean, "");
+    throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>8}  {:>8}  ±{:.1f}% (raw scale: mean ops/s)\n",
+                                   b.name, width, r.b.n, r.b.mean, "", Signed(r.rel_diff), r.rel_half_width * 100);
+    throughput_text += fmt::format("  {}\n", r.significant ? verdict : b.name + ": " + verdict);
   }
 
   void CompareThroughput(const RunGroup& a, const RunGroup& b, size_t width, nlohmann::json* out) {
@@ -185,33 +269,29 @@ struct Comparer {
           "differences can be proven",
           a.name, b.name, s.a.size(), s.b.size(), Level(opt.confidence), need));
     nlohmann::json j = {{"samples", kind}, {"n_baseline", s.a.size()}, {"n", s.b.size()}};
-    auto r = WelchTest(s.a, s.b, opt.confidence);
-    std::string verdict = fmt::format("No difference proven at {} confidence", Level(opt.confidence));
-    if (!r.ok()) {
-      report.warnings.push_back(fmt::format("{} vs {}: throughput not tested: {}", a.name, b.name, r.status().message()));
-      j["significant"] = false;
-      throughput_text += fmt::format("  {:<{}} {:>5}  (not tested)\n", b.name, width, s.b.size());
+    const bool positive = std::all_of(s.a.begin(), s.a.end(), [](double x) { return x > 0; }) &&
+                          std::all_of(s.b.begin(), s.b.end(), [](double x) { return x > 0; });
+    Status failed = Status::Ok();
+    if (positive) {
+      auto r = LogRatioTest(s.a, s.b, opt.confidence);
+      if (r.ok()) CompareRatio(a, b, s, *r, width, &j);
+      failed = r.status();
     } else {
-      verdict = ThroughputVerdict(b.name, *r, opt.confidence);
-      j.update({{"mean_baseline", r->a.mean},
-                {"mean", r->b.mean},
-                {"stddev_baseline", r->a.stddev},
-                {"stddev", r->b.stddev},
-                {"rel_diff", r->rel_diff},
-                {"rel_half_width", r->rel_half_width},
-                {"ci", {r->rel_diff - r->rel_half_width, r->rel_diff + r->rel_half_width}},
-                {"t", r->t},
-                {"df", r->df},
-                {"p_value", r->p_value},
-                {"significant", r->significant}});
-      if (throughput_text.empty())
-        throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>12.1f}  baseline\n", a.name, width, r->a.n,
-                                       r->a.mean, r->a.stddev);
-      throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>12.1f}  {:>8}  ±{:.1f}%\n", b.name, width, r->b.n,
-                                     r->b.mean, r->b.stddev, Signed(r->rel_diff), r->rel_half_width * 100);
+      report.warnings.push_back(fmt::format(
+          "{} vs {}: a throughput sample is 0 ops/s, which has no logarithm: throughput is compared on the raw "
+          "scale (Welch's t-test on ops/s)",
+          a.name, b.name));
+      auto r = WelchTest(s.a, s.b, opt.confidence);
+      if (r.ok()) CompareRaw(a, b, *r, width, &j);
+      failed = r.status();
     }
-    j["verdict"] = verdict;
-    throughput_text += fmt::format("  {}\n", r.ok() && r->significant ? verdict : b.name + ": " + verdict);
+    if (!failed.ok()) {
+      report.warnings.push_back(fmt::format("{} vs {}: throughput not tested: {}", a.name, b.name, failed.message()));
+      j["significant"] = false;
+      j["verdict"] = fmt::format("No difference proven at {} confidence", Level(opt.confidence));
+      throughput_text += fmt::format("  {:<{}} {:>5}  (not tested)\n", b.name, width, s.b.size());
+      throughput_text += fmt::format("  {}: {}\n", b.name, j["verdict"].get<std::string>());
+    }
     (*out)["throughput"] = j;
   }
 
@@ -267,6 +347,34 @@ size_t MinSamplesFor(double confidence) {
   size_t n = 2;
   while (n < 1000 && StudentTQuantile(q, 2.0 * static_cast<double>(n) - 2) > 1.5 * z) ++n;
   return n;
+}
+
+std::string FormatRatio(double ratio) {
+  return ratio >= 10 ? fmt::format("{:.1f}", ratio) : fmt::format("{:.3f}", ratio);
+}
+
+std::string RatioVerdict(const std::string& name, const RatioTest& r, double confidence) {
+  if (!r.significant) return fmt::format("No difference proven at {} confidence", Level(confidence));
+  return fmt::format("{} is {:.1f}% {} (ratio {}, {} to {} at {} confidence)", name, std::fabs(r.ratio - 1) * 100,
+                     r.ratio > 1 ? "faster" : "slower", FormatRatio(r.ratio), FormatRatio(r.lo), FormatRatio(r.hi),
+                     Level(confidence));
+}
+
+std::string DisagreementNote(const std::string& name, const nlohmann::json& throughput, const nlohmann::json& p50) {
+  // +1 proven faster, -1 proven slower, 0 nothing proven; lower latency is faster.
+  auto sign = [](const nlohmann::json& v, bool lower_is_faster) {
+    if (!v.value("significant", false) || !v.contains("rel_diff")) return 0;
+    const double rel = v["rel_diff"].get<double>();
+    return (rel > 0) != lower_is_faster ? 1 : -1;
+  };
+  const int t = sign(throughput, false), l = sign(p50, true);
+  if (t == l) return "";
+  auto words = [](int s, const char* faster, const char* slower) {
+    return s == 0 ? std::string("no difference proven") : std::string(s > 0 ? faster : slower);
+  };
+  return fmt::format("{}: the throughput and p50 verdicts disagree {}: throughput {}, p50 {}", name,
+                     t != 0 && l != 0 ? "in direction" : "in proof", words(t, "faster", "slower"),
+                     words(l, "lower", "higher"));
 }
 
 std::string ThroughputVerdict(const std::string& name, const WelchResult& r, double confidence) {
@@ -328,6 +436,7 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
   WarnAboutInputs(input, *base, &c.report.warnings);
   const size_t width = NameWidth(input.groups);
   nlohmann::json comparisons = nlohmann::json::array();
+  std::vector<std::string> notes;
   for (size_t i = 0; i < input.groups.size(); ++i) {
     const RunGroup& b = input.groups[i];
     if (i == *base) continue;
@@ -338,6 +447,13 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
     nlohmann::json j = {{"name", b.name}, {"baseline", a.name}};
     c.CompareThroughput(a, b, width, &j);
     c.CompareLatency(a, b, i, width, &j);
+    if (j.contains("latency") && j["latency"].contains("p50")) {
+      std::string note = DisagreementNote(b.name, j["throughput"], j["latency"]["p50"]);
+      if (!note.empty()) {
+        j["note"] = note;
+        notes.push_back(note);
+      }
+    }
     comparisons.push_back(j);
   }
 
@@ -350,8 +466,11 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
          "order-statistic CI:\n";
     t += fmt::format("  {:<{}} {:>5} {:>8}  {}\n", "variant", width, "pairs", "median", "CI");
   } else {
-    t += fmt::format("\nThroughput (ops/s), Welch's t-test over {}:\n", by_runs ? "repeated runs" : "per-interval throughput");
-    t += fmt::format("  {:<{}} {:>5} {:>14} {:>12}  {:>8}  {}\n", "variant", width, "n", "mean", "stddev", "diff", "CI");
+    t += fmt::format("\nThroughput, Welch's t-test on log(ops/s) over {}; ratio = geometric mean of B / geometric mean "
+                     "of the baseline, with its CI:\n",
+                     by_runs ? "repeated runs" : "per-interval throughput");
+    t += fmt::format("  {:<{}} {:>5} {:>14} {:>8}  {:>8}  {}\n", "variant", width, "n", "geomean ops/s", "sd(log)",
+                     "ratio", "CI");
   }
   t += c.throughput_text;
   for (size_t k = 0; k < std::size(kPercentiles); ++k) {
@@ -360,6 +479,8 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
     t += fmt::format("  {:<{}} {:>12}  {:>8}  {}\n", "variant", width, kPercentiles[k].name, "diff", "CI");
     t += c.latency_text[k];
   }
+  if (!notes.empty()) t += "\n";
+  for (const auto& n : notes) t += "Note: " + n + "\n";
   if (!c.report.warnings.empty()) {
     t += "\nWarnings:\n";
     for (const auto& w : c.report.warnings) t += "  - " + w + "\n";

@@ -1,10 +1,11 @@
 // Comparison of run results: loads runs (single files, groups of repeated
 // runs, a matrix directory), chooses the samples, tests throughput with
-// Welch's t-test and latency percentiles with bootstrap CIs, and renders the
-// tables, plain-word verdicts, warnings and a JSON document.
+// Welch's t-test on log(ops/s) (the ratio of geometric means B/A), latency
+// percentiles with bootstrap CIs, and renders the tables, plain-word
+// verdicts, what the comparison could prove, warnings and a JSON document.
 //
 // Verdict sentences (the contract scripts and docs quote):
-//   "B is 7.2% faster (±2.1% at 99.5% confidence)"   throughput
+//   "B is 7.2% faster (ratio 1.072, 1.050 to 1.095 at 99.5% confidence)"   throughput
 //   "B's p99 is 12.0% lower (-15.1% to -8.8% at 99.5% confidence)"   latency
 //   "No difference proven at 99.5% confidence"
 // Thread-safety: free functions over values; no shared state.
@@ -96,7 +97,11 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
 // min–max (the matrix summary).
 std::string VariantTable(const std::vector<RunGroup>& groups);
 
-// "B is 7.2% faster (±2.1% at 99.5% confidence)" or "No difference proven at 99.5% confidence".
+// "B is 7.2% faster (ratio 1.072, 1.050 to 1.095 at 99.5% confidence)" or "No difference proven at 99.5% confidence".
+std::string RatioVerdict(const std::string& name, const RatioTest& r, double confidence);
+// A ratio as printed: 3 decimals below 10, else 1 ("1.072", "12.3").
+std::string FormatRatio(double ratio);
+// Raw scale (a sample is 0 ops/s): "B is 7.2% faster (±2.1% at 99.5% confidence)" or "No difference proven at …".
 std::string ThroughputVerdict(const std::string& name, const WelchResult& r, double confidence);
 // Paired: "B is 2.1% faster (median paired ratio 1.021, 1.004 to 1.040 at 97.9% confidence)" or
 // "No difference proven at 95% confidence (median paired ratio 0.998, 0.971 to 1.030 at 97.9%)".
@@ -104,6 +109,11 @@ std::string PairedVerdict(const std::string& name, const PairedRatio& r, double 
 // "B's p99 is 12.0% lower (-15.1% to -8.8% at 99.5% confidence)" or "No difference proven at …".
 std::string PercentileVerdict(const std::string& name, const std::string& percentile, const PercentileDiff& d,
                               double confidence);
+
+// One line when the throughput and p50 verdicts of one comparison (their
+// JSON: "significant", "rel_diff") disagree in direction or in proof, e.g.
+// "B: the throughput and p50 verdicts disagree in proof: throughput faster, p50 no difference proven"; "" when they agree.
+std::string DisagreementNote(const std::string& name, const nlohmann::json& throughput, const nlohmann::json& p50);
 
 // Smallest samples per side for which the two-sided t quantile at `confidence`
 // is within 1.5x of the normal one; below it only large differences can be proven.

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <fmt/format.h>
 #include <random>
 
 #include "storebench/measure/histogram.h"
@@ -106,6 +107,20 @@ TEST(CompareVerdict, SentencesHaveTheContractForm) {
   EXPECT_EQ(ThroughputVerdict("B", r, 0.95), "B is 50.0% slower (±2.1% at 95% confidence)");
   r.significant = false;
   EXPECT_EQ(ThroughputVerdict("B", r, 0.999), "No difference proven at 99.9% confidence");
+  RatioTest q;
+  q.significant = true;
+  q.ratio = 1.072;
+  q.lo = 1.05;
+  q.hi = 1.0954;
+  EXPECT_EQ(RatioVerdict("B", q, 0.995), "B is 7.2% faster (ratio 1.072, 1.050 to 1.095 at 99.5% confidence)");
+  q.ratio = 0.25;
+  q.lo = 0.125;
+  q.hi = 0.5;
+  EXPECT_EQ(RatioVerdict("B", q, 0.95), "B is 75.0% slower (ratio 0.250, 0.125 to 0.500 at 95% confidence)");
+  q.ratio = 12.34;
+  EXPECT_EQ(FormatRatio(q.ratio), "12.3");
+  q.significant = false;
+  EXPECT_EQ(RatioVerdict("B", q, 0.999), "No difference proven at 99.9% confidence");
   PercentileDiff d;
   d.significant = true;
   d.rel_diff = -0.12;
@@ -136,14 +151,114 @@ TEST_F(CompareTest, RepeatedRunsDetectAFasterGroup) {
   EXPECT_TRUE(c["throughput"]["significant"].get<bool>());
   EXPECT_NEAR(c["throughput"]["rel_diff"].get<double>(), 0.10, 0.02);
   EXPECT_EQ(c["throughput"]["verdict"].get<std::string>().rfind("b is ", 0), 0u);
-  EXPECT_NE(c["throughput"]["verdict"].get<std::string>().find("% faster (±"), std::string::npos);
+  EXPECT_NE(c["throughput"]["verdict"].get<std::string>().find("% faster (ratio 1.1"), std::string::npos);
+  EXPECT_EQ(c["throughput"]["scale"], "log");
   EXPECT_EQ(c["latency"]["p50"]["resampled"], "runs");
   EXPECT_TRUE(c["latency"]["p50"]["significant"].get<bool>());
   EXPECT_LT(c["latency"]["p50"]["rel_diff"].get<double>(), -0.1);
   // One setting differs: that is the varied one, no warning about it.
   EXPECT_FALSE(HasWarning(r, "differ in more than one setting"));
-  EXPECT_NE(r.text.find("Welch's t-test over repeated runs"), std::string::npos);
+  EXPECT_NE(r.text.find("Welch's t-test on log(ops/s) over repeated runs"), std::string::npos);
   EXPECT_NE(r.text.find(c["throughput"]["verdict"].get<std::string>()), std::string::npos);
+}
+
+// Fixed run files of the shape a loaded machine gave: 3 + 3 runs, every run
+// of B about 8x every run of A, B noisy (stddev 557 ops/s against A's 22).
+// On the raw scale Welch's test has ~2 df and proves nothing; on the ratio
+// scale the difference is proven.
+TEST_F(CompareTest, EightTimesFasterInEveryRunIsProvenWithThreeRunsEach) {
+  std::string a, b;
+  int seed = 1;
+  for (double ops : {420.0, 457.0, 460.0}) {
+    FakeRun f;
+    f.ops_per_sec = ops;
+    f.latency_ns = 2.1e6;
+    f.seed = seed++;
+    a += (a.empty() ? "" : ",") + Write(fmt::format("slow-{}.json", seed), MakeDoc(f));
+  }
+  for (double ops : {3694.0, 4020.0, 4780.0}) {
+    FakeRun f;
+    f.ops_per_sec = ops;
+    f.latency_ns = 2.4e5;
+    f.config["backend_options"]["service-time"] = "sleep:100us";
+    f.seed = seed++;
+    b += (b.empty() ? "" : ",") + Write(fmt::format("fast-{}.json", seed), MakeDoc(f));
+  }
+  auto r = Run({a, b});
+  const auto& t = r.json["comparisons"][0]["throughput"];
+  EXPECT_EQ(t["samples"], "runs");
+  EXPECT_EQ(t["scale"], "log");
+  EXPECT_TRUE(t["significant"].get<bool>()) << t.dump(1);
+  EXPECT_NEAR(t["t"].get<double>(), 27.42, 0.01);
+  EXPECT_NEAR(t["ratio"].get<double>(), 9.29, 0.01);
+  EXPECT_GT(t["ratio_ci"][0].get<double>(), 1);
+  EXPECT_EQ(t["verdict"].get<std::string>().rfind("fast is 82", 0), 0u) << t["verdict"];
+  EXPECT_NE(r.text.find("fast is 82"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("fast: with 3 and 3 runs and this spread, only ratios above x"), std::string::npos) << r.text;
+  EXPECT_FALSE(t.contains("not_proven_because"));
+  EXPECT_FALSE(r.json["comparisons"][0].contains("note")) << r.text;  // p50 agrees
+  EXPECT_TRUE(HasWarning(r, "3 and 3 runs are too few for 99.5% confidence"));
+}
+
+// A proof the runs could not give: said why, and how many runs would settle it.
+TEST_F(CompareTest, AnUnprovenDifferenceSaysWhetherTheRunsAreTooFewOrTheEffectSmall) {
+  auto group = [&](const std::string& stem, const std::vector<double>& ops, double latency_ns) {
+    std::string list;
+    int i = 0;
+    for (double x : ops) {
+      FakeRun f;
+      f.ops_per_sec = x;
+      f.latency_ns = latency_ns;
+      f.seed = std::hash<std::string>{}(stem) + i;
+      list += (list.empty() ? "" : ",") + Write(fmt::format("{}-{}.json", stem, ++i), MakeDoc(f));
+    }
+    return list;
+  };
+  // 1.3x apart with a ~15 % spread and 3 runs each: too few runs.
+  auto few = Run({group("a", {1000, 1150, 870}, 50000), group("b", {1300, 1500, 1130}, 50000)});
+  const auto& t = few.json["comparisons"][0]["throughput"];
+  ASSERT_FALSE(t["significant"].get<bool>()) << t.dump(1);
+  EXPECT_EQ(t["not_proven_because"], "too few runs");
+  const size_t n = t["runs_to_settle"].get<size_t>();
+  EXPECT_GT(n, 3u);
+  EXPECT_LT(n, 30u);
+  EXPECT_NE(few.text.find(fmt::format("b: too few runs: about {} runs each would settle it", n)), std::string::npos)
+      << few.text;
+  EXPECT_GT(t["provable_ratio"].get<double>(), 1.3);  // what this comparison could prove: more than the gap
+  // A 0.2 % gap under a 1 % spread, 6 runs each: the effect is small.
+  auto small = Run({group("c", {1000, 1010, 990, 1005, 995, 1000}, 50000),
+                    group("d", {1002, 1012, 992, 1007, 997, 1002}, 50000)});
+  const auto& u = small.json["comparisons"][0]["throughput"];
+  ASSERT_FALSE(u["significant"].get<bool>());
+  EXPECT_EQ(u["not_proven_because"], "small effect");
+  EXPECT_GT(u["runs_to_settle"].get<size_t>(), 100u);
+  EXPECT_NE(small.text.find("d: the effect is small: a ratio of 1.002"), std::string::npos) << small.text;
+}
+
+TEST(CompareVerdict, DisagreeingThroughputAndLatencyVerdictsGetANote) {
+  nlohmann::json faster = {{"significant", true}, {"rel_diff", 0.5}};
+  nlohmann::json unproven = {{"significant", false}, {"rel_diff", 0.5}};
+  nlohmann::json lower = {{"significant", true}, {"rel_diff", -0.3}};
+  nlohmann::json higher = {{"significant", true}, {"rel_diff", 0.3}};
+  EXPECT_EQ(DisagreementNote("B", faster, lower), "");
+  EXPECT_EQ(DisagreementNote("B", unproven, {{"significant", false}, {"rel_diff", 0.1}}), "");
+  EXPECT_EQ(DisagreementNote("B", faster, higher),
+            "B: the throughput and p50 verdicts disagree in direction: throughput faster, p50 higher");
+  EXPECT_EQ(DisagreementNote("B", unproven, lower),
+            "B: the throughput and p50 verdicts disagree in proof: throughput no difference proven, p50 lower");
+}
+
+TEST_F(CompareTest, AThroughputGainWithoutALatencyChangeIsPointedOut) {
+  FakeRun a, b;
+  b.ops_per_sec = 12000;  // 20 % more throughput, the same latency distribution
+  b.config["backend_options"]["service-time"] = "spin:16us";
+  auto r = Run({Group("a", 6, a), Group("b", 6, b)});
+  const auto& c = r.json["comparisons"][0];
+  ASSERT_TRUE(c["throughput"]["significant"].get<bool>());
+  ASSERT_FALSE(c["latency"]["p50"]["significant"].get<bool>()) << c["latency"].dump(1);
+  const std::string note = "b: the throughput and p50 verdicts disagree in proof: throughput faster, p50 no difference proven";
+  EXPECT_EQ(c["note"], note);
+  EXPECT_NE(r.text.find("Note: " + note + "\n"), std::string::npos) << r.text;
 }
 
 // db_bench's printed reports against storebench runs, paired round by round.

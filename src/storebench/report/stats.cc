@@ -207,6 +207,51 @@ StatusOr<WelchResult> WelchTest(std::span<const double> a, std::span<const doubl
   return r;
 }
 
+StatusOr<RatioTest> LogRatioTest(std::span<const double> a, std::span<const double> b, double confidence) {
+  std::vector<double> la, lb;
+  for (auto [in, out] : {std::pair{a, &la}, std::pair{b, &lb}})
+    for (double x : in) {
+      if (!(x > 0) || !std::isfinite(x))
+        return Status::InvalidArgument(fmt::format("the ratio scale needs positive values; got {}", x));
+      out->push_back(std::log(x));
+    }
+  auto w = WelchTest(la, lb, confidence);
+  if (!w.ok()) return w.status();
+  RatioTest r;
+  r.log = *w;
+  r.ratio = std::exp(r.log.diff);
+  r.lo = std::exp(r.log.diff - r.log.half_width);
+  r.hi = std::exp(r.log.diff + r.log.half_width);
+  r.provable = std::exp(r.log.half_width);
+  r.significant = r.log.significant;
+  return r;
+}
+
+size_t SamplesToProve(double effect, double sd_a, double sd_b, double confidence, double power, size_t limit) {
+  effect = std::fabs(effect);
+  const double va = sd_a * sd_a, vb = sd_b * sd_b;
+  if (!(effect > 0) || limit < 2) return 0;
+  if (va + vb == 0) return 2;  // no spread: any difference is certain
+  auto proven = [&](size_t n) {
+    const double nn = static_cast<double>(n);
+    const double df = (nn - 1) * (va + vb) * (va + vb) / (va * va + vb * vb);
+    return effect >= (StudentTQuantile((1 + confidence) / 2, df) + StudentTQuantile(power, df)) * std::sqrt((va + vb) / nn);
+  };
+  // The bound falls as n grows (smaller se, more df): double, then bisect.
+  size_t hi = 2;
+  while (!proven(hi)) {
+    if (hi >= limit) return 0;
+    hi = std::min(hi * 2, limit);
+  }
+  size_t lo = hi / 2;  // not proven (or below 2)
+  if (lo < 2) return hi;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    (proven(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 double TwoSampleTPower(double effect, size_t n_per_side, double confidence) {
   const double n = static_cast<double>(n_per_side);
   const double df = 2 * n - 2;

@@ -1,6 +1,7 @@
-// Statistics for deciding whether B differs from A: Welch's t-test with a
-// confidence interval of the relative difference, and seeded bootstrap
-// confidence intervals for differences of latency percentiles.
+// Statistics for deciding whether B differs from A: Welch's t-test on the raw
+// scale and on the log scale (the ratio of geometric means B/A with its
+// confidence interval, and what a comparison of this size can prove), and
+// seeded bootstrap confidence intervals for differences of latency percentiles.
 //
 // Distributions (Student's t, normal, incomplete beta) come from Boost.Math;
 // nothing here approximates a special function by hand. Every random draw
@@ -55,6 +56,33 @@ struct WelchResult {
 // excludes 0" always agree. InvalidArgument when a side has fewer than two
 // values or mean(A) is not positive.
 StatusOr<WelchResult> WelchTest(std::span<const double> a, std::span<const double> b, double confidence);
+
+// Welch's t-test of log(B) against log(A): throughput effects are
+// multiplicative, so the figures are the ratio of geometric means B/A and its
+// confidence interval. On this scale one noisy fast variant does not hide a
+// ratio that every run shows, as its spread does on the raw scale.
+struct RatioTest {
+  WelchResult log;       // Welch's test on the natural logs: log.diff is log(ratio)
+  double ratio = 1;      // exp(log.diff) = geometric mean(B) / geometric mean(A)
+  double lo = 1, hi = 1; // exp(log.diff -/+ log.half_width): the c-CI of the ratio
+  // exp(log.half_width): with these sample sizes and spreads, only ratios above
+  // this (or below its inverse) can be proven at the confidence.
+  double provable = 1;
+  bool significant = false;  // the CI excludes 1; always equal to log.significant
+};
+
+// InvalidArgument when a side has fewer than two values, a value is not
+// positive (it has no logarithm), or the confidence is not in (0, 1).
+StatusOr<RatioTest> LogRatioTest(std::span<const double> a, std::span<const double> b, double confidence);
+
+// Samples per side at which a true difference `effect` (on the scale of the
+// spreads `sd_a`, `sd_b`; for LogRatioTest, the log of a ratio) would be
+// proven by Welch's test at `confidence` with probability `power`, from
+// effect >= (t_{(1+c)/2, df} + t_{power, df}) * se(n), with df the
+// Welch–Satterthwaite degrees of freedom at n per side. At least 2; 0 when
+// no count up to `limit` would (e.g. effect 0).
+size_t SamplesToProve(double effect, double sd_a, double sd_b, double confidence, double power = 0.8,
+                      size_t limit = 100000);
 
 // The median of paired ratios b[i] / a[i] (runs paired by position: the two
 // adjacent runs of one round of an interleaved A B A B … series, so the
