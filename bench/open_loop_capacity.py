@@ -16,7 +16,7 @@ p99 / ideal p99 and response p99 / service p99.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
-FRACTIONS = [0.80, 0.90, 0.93, 0.95, 0.97, 0.99]
+FRACTIONS = [0.90, 0.95, 0.97, 0.99]
 
 def run(sb, args, out):
     subprocess.run([sb, "run", "--quiet", "--json", out, *args], check=True, stdout=subprocess.DEVNULL)

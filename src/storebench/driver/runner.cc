@@ -367,20 +367,25 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   // next_tick advances whether or not a line is drawn: a tick left in the past
   // would make every sleep return at once, and this thread would spin through
   // the warm-up on a CPU the workers and the engine need.
-  uint64_t next_tick = clock.NowNs() + config.interval_ns;
+  // A tick at once, so the first line drawn names the warm-up, then a few a
+  // second (a warm-up as long as one interval would otherwise draw none).
+  const uint64_t warmup_tick_ns = std::min<uint64_t>(config.interval_ns, 250'000'000);
+  auto warmup_tick = [&](uint64_t now) {
+    IntervalStats tick;
+    tick.warmup = true;
+    tick.t_s = -static_cast<double>(timing.measure_start_ns - now) / 1e9;
+    for (auto& p : progress_state) tick.ops += p->warmup_ops.load(std::memory_order_relaxed);
+    progress(tick);
+  };
+  if (progress && clock.NowNs() < timing.measure_start_ns) warmup_tick(clock.NowNs());
+  uint64_t next_tick = clock.NowNs() + warmup_tick_ns;
   while (!all_done() && !stop->load() && !halt.load() && clock.NowNs() < timing.measure_start_ns) {
     measure::SleepUntil(clock, std::min({timing.measure_start_ns, next_tick, clock.NowNs() + 20'000'000}));
     feed_ideal(false);
     const uint64_t now = clock.NowNs();
     if (now < next_tick) continue;
-    while (next_tick <= now) next_tick += config.interval_ns;
-    if (progress && now < timing.measure_start_ns) {
-      IntervalStats tick;
-      tick.warmup = true;
-      tick.t_s = -static_cast<double>(timing.measure_start_ns - now) / 1e9;
-      for (auto& p : progress_state) tick.ops += p->warmup_ops.load(std::memory_order_relaxed);
-      progress(tick);
-    }
+    while (next_tick <= now) next_tick += warmup_tick_ns;
+    if (progress && now < timing.measure_start_ns) warmup_tick(now);
   }
   backend.MeasureStarted();
   accounting.MeasureStarted();
