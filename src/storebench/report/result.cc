@@ -344,12 +344,22 @@ std::string PlatformSentence(const driver::RunResult& r, const measure::Histogra
     const double share = observed99 ? static_cast<double>(observed99 > ideal99 ? observed99 - ideal99 : 0) /
                                           static_cast<double>(observed99)
                                     : 0;
+    // The workers' share of the run spent waiting for a CPU: when it is large,
+    // the platform also stretched the service times the ideal client replays.
+    const double workers = m.Value({"workers", "threads"}).value_or(1);
+    const double waited_share = r.elapsed_s > 0 ? runqueue / (r.elapsed_s * 1e9 * std::max(workers, 1.0)) : 0;
     if (observed99 > 2 * ideal99) {
       s += fmt::format("  note      the response tail is the client's and the platform's, not the engine's: an ideal "
                        "client has p99 {}, this run {} ({:.0f}% of it added); the workers waited {} for a CPU, the "
                        "worst hiccup was {}.{}\n",
                        FormatDurationNs(static_cast<double>(ideal99)), FormatDurationNs(static_cast<double>(observed99)),
                        100 * share, FormatDurationNs(runqueue), FormatDurationNs(hiccup_max), advice);
+    } else if (waited_share >= 0.05) {
+      s += fmt::format("  note      the response tail is the client's and the platform's, not the engine's: the "
+                       "workers waited {} for a CPU ({:.0f}% of their time), which also stretched the service times "
+                       "an ideal client replays (its p99 {}, this run {}); the worst hiccup was {}.{}\n",
+                       FormatDurationNs(runqueue), 100 * waited_share, FormatDurationNs(static_cast<double>(ideal99)),
+                       FormatDurationNs(static_cast<double>(observed99)), FormatDurationNs(hiccup_max), advice);
     } else if (ideal99 > 10 * service99) {
       s += fmt::format("  note      the response tail is queueing behind the engine: an ideal client has p99 {} "
                        "against service p99 {}, this run {} ({:.0f}% of it added by the client and the platform).\n",
