@@ -127,8 +127,12 @@ TEST_F(Search, BadSloSyntaxExitsTwoWithOneLine) {
   EXPECT_NE(o.err.find("RUN-ARGS set --duration"), std::string::npos) << o.err;
 }
 
+// The SLO is the class's and the sweep's mechanics are what is checked: the
+// goal is loose enough (1 s) that no stall this host has shown (471 ms at
+// worst) can fail a 300 ms step of an idle backend; 20 ms once failed on a
+// busy machine with a p99 of 19.6 ms from ~150 ops.
 TEST_F(Search, ClassSloAndSweep) {
-  Outcome o = Run("search --slo 'a:p99<=20ms' --max-rate 4k --sweep 25%,50% --step-duration 300ms" + Json() +
+  Outcome o = Run("search --slo 'a:p99<=1s' --max-rate 4k --sweep 25%,50% --step-duration 300ms" + Json() +
                   " -- --backend null --class a:threads=1 --class b:threads=1");
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   auto doc = Doc();
@@ -143,7 +147,8 @@ TEST_F(Search, ClassSloAndSweep) {
   }
   EXPECT_EQ(doc["slo"][0]["scope"], "a");
   EXPECT_EQ(doc["highest_passing_rate"], 2000);
-  EXPECT_NE(o.out.find("highest rate meeting a: p99 <= 20.00 ms: at least 2,000 ops/s, the highest rate swept"),
+  EXPECT_NE(o.out.find("highest rate meeting a: p99 <= "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(": at least 2,000 ops/s, the highest rate swept"),
             std::string::npos)
       << o.out;
 }
