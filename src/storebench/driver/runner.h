@@ -101,7 +101,8 @@ struct RunResult {
 
   double achieved_ops_per_sec() const;
   double offered_ops_per_sec() const { return elapsed_s > 0 ? offered_ops / elapsed_s : 0; }
-  // Open loop: achieved >= 99% of offered and at most 1% of ops left due (unstarted).
+  // Open loop: achieved >= 99% of offered and at most 1% of ops left due
+  // (unstarted), each with a slack of one op per server (threads × depth).
   bool sustained() const;
 };
 
