@@ -31,19 +31,4 @@ inline void SpinUntil(const Clock& clock, uint64_t deadline_ns) {
   }
 }
 
-// Waits towards `deadline_ns` the way an open loop must: sleeps while the
-// deadline is more than `spin_ns` away (sleeping is accurate to tens of
-// microseconds), at most `max_sleep_ns` at once so the caller re-checks its
-// stop flag, and spins only the last stretch. Returns after one sleep or at
-// the deadline.
-inline void SleepThenSpin(const Clock& clock, uint64_t deadline_ns, uint64_t spin_ns, uint64_t max_sleep_ns) {
-  uint64_t now = clock.NowNs();
-  if (deadline_ns > now + spin_ns) {
-    uint64_t d = deadline_ns - now - spin_ns;
-    SleepUntil(clock, now + (d < max_sleep_ns ? d : max_sleep_ns));
-    return;
-  }
-  SpinUntil(clock, deadline_ns);
-}
-
 }  // namespace storebench::measure
