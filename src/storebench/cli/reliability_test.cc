@@ -212,9 +212,15 @@ TEST_F(Reliability, OpenLoopElapsedTimeIsTheWindow) {
   const std::string json = Path("w.json");
   ASSERT_EQ(Run("run --backend null --schedule constant:10 --duration 1s --quiet --json " + json).code, 0);
   auto doc = nlohmann::json::parse(Slurp(json));
-  EXPECT_EQ(doc["totals"]["ops"], 10);
-  EXPECT_DOUBLE_EQ(doc["totals"]["elapsed_s"].get<double>(), 1.0);
-  EXPECT_DOUBLE_EQ(doc["throughput"]["ops_per_sec"].get<double>(), 10.0);
+  // Every arrival of the window is either done or counted as left at its end:
+  // a CPU-starved worker (a test starting 4096 threads beside this one) may
+  // start some only after the window closed, and the run must then say so.
+  const auto& totals = doc["totals"];
+  const int ops = totals["ops"].get<int>();
+  EXPECT_EQ(ops + totals["unstarted"].get<int>() + totals["unfinished"].get<int>(), 10) << totals.dump();
+  EXPECT_EQ(doc["schedule"]["sustained"].get<bool>(), ops >= 9) << doc["schedule"].dump();
+  EXPECT_DOUBLE_EQ(totals["elapsed_s"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(doc["throughput"]["ops_per_sec"].get<double>(), ops / 1.0);
   ASSERT_EQ(Run("run --backend null --schedule constant:2000 --ops 1000 --quiet --json " + json).code, 0);
   doc = nlohmann::json::parse(Slurp(json));
   EXPECT_EQ(doc["totals"]["ops"], 1000);
