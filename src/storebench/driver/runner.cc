@@ -262,7 +262,8 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     go.notify_all();
   };
   auto join_all = [&] {
-    for (auto& t : threads) t.join();
+    for (auto& t : threads)
+      if (t.joinable()) t.join();
   };
   const Status stopped_in_startup =
       Status::Interrupted(fmt::format("interrupted while starting {} worker threads; nothing was measured", n));
@@ -436,9 +437,25 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   measure::Histogram response(result.layout.histogram), service(result.layout.histogram);
   uint64_t interval_start = timing.measure_start_ns;
   uint64_t last_collect = interval_start;
+  // At a stop, more busy workers than CPUs each wait a whole scheduler round
+  // (seconds with thousands of them) before they see it, and so may a writer
+  // this thread waits for in Collect(): raised to real-time priority, each runs
+  // at once, sees the stop and ends. Once; not without a stop.
+  bool raised_for_stop = false;
+  auto raise_on_stop = [&] {
+    if (raised_for_stop || !stop->load()) return;
+    raised_for_stop = true;
+    std::vector<pthread_t> running;
+    for (int i = 0; i < n; ++i)
+      if (!progress_state[i]->done.load(std::memory_order_acquire)) running.push_back(threads[i].native_handle());
+    if (running.size() <= allowed.size()) return;
+    StatusOr<int> raised = RaiseToFinish(running);
+    result.stop_workers_raised = raised.ok() ? *raised : 0;
+    result.stop_raise_refused = !raised.ok();
+  };
   auto collect_interval = [&](uint64_t now) {
     interval.Reset();
-    measure::Collect(recorder_ptrs, &interval);
+    measure::Collect(recorder_ptrs, &interval, raise_on_stop);
     for (uint32_t k : closed_kinds) interval.CopyServiceToResponse(k);
     IntervalStats st;
     uint64_t from = std::max(interval_start, timing.measure_start_ns);
@@ -547,6 +564,12 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     IntervalStats st = collect_interval(clock.NowNs());
     result.intervals.push_back(st);
     if (progress) progress(st);
+  }
+  if (stop->load()) {
+    const uint64_t asked = clock.NowNs();
+    raise_on_stop();
+    join_all();
+    result.stop_wait_ns = clock.NowNs() - asked;
   }
   join_all();
   feed_ideal(true);

@@ -91,6 +91,12 @@ struct RunResult {
   uint64_t spin_ns = 0;            // how close to an arrival workers stay awake (at the start; it adapts)
   bool wait_yields = false;        // the awake stretch yields the CPU (workers leave no CPU free)
   bool stonewalled = false;        // ended by the `stonewall` flag (another process finished first)
+  // Interrupted: from the stop request to the last worker's end, and how many
+  // busy workers were raised to finish first (threads.h RaiseToFinish); refused
+  // when the process may not raise them (no CAP_SYS_NICE).
+  uint64_t stop_wait_ns = 0;
+  int stop_workers_raised = 0;
+  bool stop_raise_refused = false;
   // Open loop: arrivals the schedules asked for in the measured window.
   double offered_ops = 0;
   // Open loop: the ideal client (ideal_client.h) over the measured window,

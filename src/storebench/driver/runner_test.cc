@@ -283,6 +283,32 @@ TEST(Runner, StopFlagEndsTheRunAndKeepsResults) {
   EXPECT_LT(r->elapsed_s, 30.0);
 }
 
+// More busy workers than CPUs: at a stop each still running is raised to
+// finish first (or the refusal is recorded), and the wait is measured. The 64
+// workers share one CPU, so most of them wait their turn (tens of
+// milliseconds) to see the stop, and the reporter finds them still running.
+TEST(Runner, AStopRaisesBusyWorkersBeyondTheCpus) {
+  auto b = Null({});
+  std::atomic<bool> stop{false};
+  const int n = 64;
+  RunConfig c = Config("closed", n, 60'000'000'000);
+  c.cpus = {AllowedCpus().front()};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.store(true);
+  });
+  auto r = RunLoad(*b, c, &stop);
+  stopper.join();
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->interrupted);
+  EXPECT_GT(r->stop_wait_ns, 0u);
+  EXPECT_EQ(IntervalOps(*r), r->total->ops());
+  // Workers that saw the stop before this thread looked are not raised (on an
+  // idle host that can be all of them); RaiseToFinish's own test checks the raise.
+  if (r->stop_raise_refused) EXPECT_EQ(r->stop_workers_raised, 0);
+  EXPECT_LE(r->stop_workers_raised, n);
+}
+
 TEST(Runner, OpenLoopHitsTheScheduledCount) {
   auto b = Null({});
   auto r = RunLoad(*b, Config("constant:20000", 2, 500'000'000), nullptr);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <fmt/format.h>
 #include <set>
@@ -125,6 +126,21 @@ Status PinCurrentThread(const std::vector<int>& cpus) {
   int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
   if (err != 0) return ErrnoStatus("pthread_setaffinity_np", "--cpus", err);
   return Status::Ok();
+}
+
+StatusOr<int> RaiseToFinish(const std::vector<pthread_t>& threads) {
+  sched_param param{};
+  param.sched_priority = sched_get_priority_min(SCHED_FIFO);
+  int raised = 0;
+  for (pthread_t t : threads) {
+    const int err = pthread_setschedparam(t, SCHED_FIFO, &param);
+    if (err == 0) {
+      ++raised;
+    } else if (err == EPERM) {
+      if (raised == 0) return ErrnoStatus("pthread_setschedparam(SCHED_FIFO)", "stop", err);
+    }  // ESRCH: the thread has already ended
+  }
+  return raised;
 }
 
 }  // namespace storebench::driver

@@ -3,9 +3,11 @@
 // run but had no CPU), how late a sleep wakes up, which CPUs the process may
 // use, and pinning a thread to CPUs.
 // Thread-safety: free functions; each reads or changes only the calling
-// thread, except RunqueueWaitNs(tid), which reads another thread's /proc entry.
+// thread, except RunqueueWaitNs(tid), which reads another thread's /proc entry,
+// and RaiseToFinish, which changes the threads it is given.
 #pragma once
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -46,5 +48,14 @@ std::vector<int> AllowedCpus();
 StatusOr<std::vector<int>> ParseCpuList(std::string_view text, std::string_view flag = "--cpus");
 // Pins the calling thread to `cpus` (all of them: it may run on any).
 Status PinCurrentThread(const std::vector<int>& cpus);
+
+// Raises each of `threads` to SCHED_FIFO at the lowest real-time priority, so
+// that each runs at once instead of waiting its turn among every runnable
+// thread: a stop request is then seen by thousands of busy workers on two
+// CPUs within milliseconds, not after the scheduler's whole round (seconds).
+// Only for threads about to end. Returns how many were raised; a thread that
+// has already ended is skipped. PermissionDenied (nothing raised) without
+// CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 1.
+StatusOr<int> RaiseToFinish(const std::vector<pthread_t>& threads);
 
 }  // namespace storebench::driver

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "storebench/measure/clock.h"
+
 namespace storebench::measure {
 namespace internal {
 
@@ -41,7 +43,7 @@ ThreadRecorder::ThreadRecorder(const RecorderLayout& layout) : fast_fence_(inter
   samples_[1] = std::make_unique<Sample>(layout);
 }
 
-void Collect(std::span<ThreadRecorder* const> recorders, Sample* into) {
+void Collect(std::span<ThreadRecorder* const> recorders, Sample* into, const std::function<void()>& while_waiting) {
   const bool fast = internal::AsymmetricFenceAvailable();
   std::vector<uint32_t> old(recorders.size());
   for (size_t i = 0; i < recorders.size(); ++i) {
@@ -55,7 +57,14 @@ void Collect(std::span<ThreadRecorder* const> recorders, Sample* into) {
     ThreadRecorder* r = recorders[i];
     uint64_t e = r->epoch_.load(std::memory_order_seq_cst);
     if (e & 1) {
-      while (r->epoch_.load(std::memory_order_acquire) == e) std::this_thread::yield();
+      uint64_t next_call = while_waiting ? MonotonicNs() + 1'000'000 : UINT64_MAX;
+      while (r->epoch_.load(std::memory_order_acquire) == e) {
+        std::this_thread::yield();
+        if (next_call != UINT64_MAX && MonotonicNs() >= next_call) {
+          while_waiting();
+          next_call = MonotonicNs() + 1'000'000;
+        }
+      }
     }
     Sample* s = r->samples_[old[i]].get();
     into->Merge(*s);

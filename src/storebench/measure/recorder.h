@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -69,7 +70,8 @@ class alignas(64) ThreadRecorder {
   }
 
  private:
-  friend void Collect(std::span<ThreadRecorder* const> recorders, Sample* into);
+  friend void Collect(std::span<ThreadRecorder* const> recorders, Sample* into,
+                      const std::function<void()>& while_waiting);
 
   void Enter() {
     ++epoch_local_;  // odd: inside
@@ -97,7 +99,12 @@ class alignas(64) ThreadRecorder {
 
 // Moves everything recorded since the previous Collect() from each recorder
 // into `into` (added, not replaced). Never blocks a writer; waits at most for
-// one Record() call per writer to finish.
-void Collect(std::span<ThreadRecorder* const> recorders, Sample* into);
+// one Record() call per writer to finish. While it waits for a writer that
+// was preempted inside Record() (on a host with more runnable threads than
+// CPUs that can be a whole scheduler round), it calls `while_waiting`, if
+// given, about once a millisecond: the driver raises the workers there when a
+// stop was asked for (driver/threads.h RaiseToFinish).
+void Collect(std::span<ThreadRecorder* const> recorders, Sample* into,
+             const std::function<void()>& while_waiting = nullptr);
 
 }  // namespace storebench::measure

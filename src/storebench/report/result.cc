@@ -80,6 +80,11 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
                    {"interrupted", r.interrupted},
                    {"stopped_on_errors", r.stopped_on_errors},
                    {"outcomes", OutcomesJson(r.layout, outcomes)}};
+  if (r.interrupted) {
+    doc["totals"]["stop"] = {{"wait_s", static_cast<double>(r.stop_wait_ns) / 1e9},
+                             {"workers_raised", r.stop_workers_raised},
+                             {"raise_refused", r.stop_raise_refused}};
+  }
   doc["latency"] = {{"response", LatencyJson(total.AllResponse())}, {"service", LatencyJson(total.AllService())}};
   doc["schedule"] = {{"open_loop", r.open_loop}, {"start_lag", LatencyJson(total.start_lag())}};
   if (r.open_loop) {

@@ -1,0 +1,48 @@
+#include "storebench/driver/threads.h"
+
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace storebench::driver {
+namespace {
+
+// Threads blocked on a flag are raised; each then sees SCHED_FIFO as its own
+// policy. A thread that has already ended (not yet joined) is skipped.
+TEST(RaiseToFinish, RaisesTheThreadsGivenAndSkipsOnesThatEnded) {
+  std::atomic<int> go{0};
+  std::atomic<int> fifo{0};
+  std::thread ended([] {});
+  while (true) {  // until its kernel thread is gone (the tid is cleared at exit)
+    sched_param p{};
+    int policy = 0;
+    if (pthread_getschedparam(ended.native_handle(), &policy, &p) != 0) break;
+    std::this_thread::yield();
+  }
+  std::vector<std::thread> waiting;
+  for (int i = 0; i < 3; ++i) {
+    waiting.emplace_back([&] {
+      go.wait(0);
+      sched_param p{};
+      int policy = 0;
+      if (pthread_getschedparam(pthread_self(), &policy, &p) == 0 && policy == SCHED_FIFO) ++fifo;
+    });
+  }
+  std::vector<pthread_t> handles{ended.native_handle()};
+  for (auto& t : waiting) handles.push_back(t.native_handle());
+  StatusOr<int> raised = RaiseToFinish(handles);
+  go.store(1);
+  go.notify_all();
+  for (auto& t : waiting) t.join();
+  ended.join();
+  if (!raised.ok()) GTEST_SKIP() << "this process may not use SCHED_FIFO: " << raised.status().message();
+  EXPECT_EQ(*raised, 3);
+  EXPECT_EQ(fifo.load(), 3);
+}
+
+}  // namespace
+}  // namespace storebench::driver
