@@ -305,7 +305,9 @@ TEST(Runner, AStopRaisesBusyWorkersBeyondTheCpus) {
   EXPECT_EQ(IntervalOps(*r), r->total->ops());
   // Workers that saw the stop before this thread looked are not raised (on an
   // idle host that can be all of them); RaiseToFinish's own test checks the raise.
-  if (r->stop_raise_refused) EXPECT_EQ(r->stop_workers_raised, 0);
+  if (r->stop_raise_refused) {
+    EXPECT_EQ(r->stop_workers_raised, 0);
+  }
   EXPECT_LE(r->stop_workers_raised, n);
 }
 
