@@ -592,7 +592,12 @@ TEST(IdealClientRun, ACpuHogOnTheWorkersCpuIsTheClientsShare) {
     return static_cast<int64_t>(r->ideal_observed->ValueAtPercentile(99)) -
            static_cast<int64_t>(r->ideal->ValueAtPercentile(99));
   };
-  const int64_t quiet = added_p99(false), hogged = added_p99(true);
+  const int64_t quiet = added_p99(false);
+  // Another process already on that CPU (a loaded CI host) makes the run
+  // without our hog a hogged one too: then there is nothing to compare.
+  if (quiet > 500'000)
+    GTEST_SKIP() << "the CPU is already shared: client share at p99 is " << quiet << " ns without this test's hog";
+  const int64_t hogged = added_p99(true);
   EXPECT_GT(hogged, quiet) << "client share at p99: " << hogged << " ns with the hog, " << quiet << " ns without";
   EXPECT_GT(hogged, 500'000) << "a hog sharing the worker's CPU adds its time slices to the start lag";
 }
