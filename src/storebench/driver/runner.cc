@@ -262,8 +262,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     go.notify_all();
   };
   auto join_all = [&] {
-    for (auto& t : threads)
-      if (t.joinable()) t.join();
+    for (auto& t : threads) t.join();
   };
   const Status stopped_in_startup =
       Status::Interrupted(fmt::format("interrupted while starting {} worker threads; nothing was measured", n));
@@ -565,13 +564,10 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     result.intervals.push_back(st);
     if (progress) progress(st);
   }
-  if (stop->load()) {
-    const uint64_t asked = clock.NowNs();
-    raise_on_stop();
-    join_all();
-    result.stop_wait_ns = clock.NowNs() - asked;
-  }
+  const uint64_t asked = clock.NowNs();
+  raise_on_stop();
   join_all();
+  if (stop->load()) result.stop_wait_ns = clock.NowNs() - asked;
   feed_ideal(true);
   uint64_t end = std::min(clock.NowNs(), timing.end_ns);
   if (!stop->load() && !halt.load() && !window_is_duration) {
