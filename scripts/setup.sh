@@ -28,6 +28,8 @@ if [[ ${1:-} == --test ]]; then
     chromium default-jdk-headless libhdrhistogram-java
     # valgrind: bench/rocksdb_harness_cost.sh and bench/harness_instructions.sh count instructions.
     valgrind
+    # clang and its sanitizer runtimes: the libFuzzer targets (fuzz preset, bench/fuzz.sh).
+    clang libclang-rt-14-dev
   )
 elif [[ -n ${1:-} ]]; then
   echo "setup: unknown argument '$1' (accepted: --test)" >&2

@@ -293,7 +293,8 @@ json ResourceSections(const json& doc) {
     json rows = json::array();
     for (const auto& [k, val] : leaves) {
       json row = {{"name", k.substr(it.key().size() + 1)}, {"value", val}};
-      auto has = [&](const char* part) { return k.find(part) != std::string::npos; };
+      const std::string& name = k;  // clang 14 cannot capture a structured binding
+      auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
       // Counts and totals get a per-op ratio; figures that are ratios already do not.
       bool per_op = (has("syscall") || has("bytes") || has("cpu_") || has("context_switches")) &&
                     !has("per_op") && !has("amplification") && !has("ratio") && !has("_s_per") &&
