@@ -63,6 +63,7 @@ Histogram::Histogram(HistogramOptions options) : options_(options) {
   }
   highest_trackable_ = smallest_untrackable == UINT64_MAX ? UINT64_MAX : smallest_untrackable - 1;
   counts_.resize(static_cast<size_t>(buckets + 1) << sub_bucket_half_count_magnitude_);  // zero, untouched
+  written_.assign(((counts_.size() >> kPageShift) + 64) / 64, 0);
 }
 
 uint64_t Histogram::ValueFromIndex(size_t index) const {
@@ -96,8 +97,11 @@ Status Histogram::Merge(const Histogram& other) {
         highest_trackable_, other.options_.significant_digits, other.highest_trackable_));
   }
   if (other.total_ == 0) return Status::Ok();
-  for (size_t i = other.IndexOf(other.min_), last = other.IndexOf(other.max_); i <= last; ++i)
-    counts_[i] += other.counts_[i];
+  other.ForEachWrittenRange(other.IndexOf(other.min_), other.IndexOf(other.max_), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) counts_[i] += other.counts_[i];
+    return true;
+  });
+  for (size_t w = 0; w < written_.size(); ++w) written_[w] |= other.written_[w];
   total_ += other.total_;
   saturated_ += other.saturated_;
   sum_ += other.sum_;
@@ -108,8 +112,11 @@ Status Histogram::Merge(const Histogram& other) {
 
 void Histogram::Reset() {
   if (total_ == 0) return;
-  std::fill(counts_.begin() + static_cast<ptrdiff_t>(IndexOf(min_)),
-            counts_.begin() + static_cast<ptrdiff_t>(IndexOf(max_)) + 1, 0);
+  ForEachWrittenRange(IndexOf(min_), IndexOf(max_), [&](size_t begin, size_t end) {
+    std::fill(counts_.begin() + static_cast<ptrdiff_t>(begin), counts_.begin() + static_cast<ptrdiff_t>(end), 0);
+    return true;
+  });
+  std::fill(written_.begin(), written_.end(), 0);
   total_ = 0;
   saturated_ = 0;
   sum_ = 0;
@@ -133,40 +140,60 @@ uint64_t Histogram::ValueAtPercentile(double p) const {
   if (total_ == 0) return 0;
   const uint64_t rank = PercentileRank(p, total_);
   uint64_t seen = 0;
-  for (size_t i = IndexOf(min_), last = IndexOf(max_); i <= last; ++i) {
-    seen += counts_[i];
-    if (seen >= rank) {
-      uint64_t v = HighestEquivalent(ValueFromIndex(i));
-      return std::clamp(v, min_, max_);
+  uint64_t found = max_;
+  ForEachWrittenRange(IndexOf(min_), IndexOf(max_), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      seen += counts_[i];
+      if (seen >= rank) {
+        found = std::clamp(HighestEquivalent(ValueFromIndex(i)), min_, max_);
+        return false;
+      }
     }
-  }
-  return max_;
+    return true;
+  });
+  return found;
 }
 
 uint64_t Histogram::CountAtOrBelow(uint64_t value) const {
   if (total_ == 0) return 0;
   size_t last = std::min(IndexOf(std::min(value, highest_trackable_)), IndexOf(max_));
   uint64_t n = 0;
-  for (size_t i = IndexOf(min_); i <= last; ++i) n += counts_[i];
+  if (last < IndexOf(min_)) return 0;
+  ForEachWrittenRange(IndexOf(min_), last, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) n += counts_[i];
+    return true;
+  });
   return n;
 }
 
 std::string Histogram::Encode() const {
   // Varint stream over the bucket array: a positive zigzag value is a count,
   // a negative one is a run of that many empty buckets (HdrHistogram's idea).
+  // Only written pages are read: the rest are runs of zeros by construction.
   std::string bytes;
-  size_t i = 0;
-  while (i < counts_.size()) {
-    if (counts_[i] == 0) {
-      size_t j = i;
-      while (j < counts_.size() && counts_[j] == 0) ++j;
-      AppendZigZagVarint(&bytes, -static_cast<int64_t>(j - i));
-      i = j;
-    } else {
-      AppendZigZagVarint(&bytes, static_cast<int64_t>(counts_[i]));
-      ++i;
-    }
+  size_t zeros = 0;  // empty buckets not yet written out, ending at `next`
+  size_t next = 0;
+  auto flush = [&] {
+    if (zeros) AppendZigZagVarint(&bytes, -static_cast<int64_t>(zeros));
+    zeros = 0;
+  };
+  if (total_) {
+    ForEachWrittenRange(IndexOf(min_), IndexOf(max_), [&](size_t begin, size_t end) {
+      zeros += begin - next;
+      for (size_t i = begin; i < end; ++i) {
+        if (counts_[i] == 0) {
+          ++zeros;
+        } else {
+          flush();
+          AppendZigZagVarint(&bytes, static_cast<int64_t>(counts_[i]));
+        }
+      }
+      next = end;
+      return true;
+    });
   }
+  zeros += counts_.size() - next;
+  flush();
   return fmt::format("hlog1:{}:{}:{}:{}:{:.17g}:{}:{}", options_.significant_digits, options_.highest, min(), max_,
                      sum_, saturated_, Base64Encode(bytes));
 }
@@ -212,6 +239,7 @@ StatusOr<Histogram> Histogram::Decode(std::string_view text) {
       idx += run;
     } else {
       if (idx >= h.counts_.size()) return bad("count past the end");
+      h.Touch(idx);
       h.counts_[idx++] = static_cast<uint64_t>(v);
       h.total_ += static_cast<uint64_t>(v);
     }
@@ -220,8 +248,12 @@ StatusOr<Histogram> Histogram::Decode(std::string_view text) {
   if (h.total_) {
     // min and max bound the non-empty buckets (the span every scan relies on).
     if (mn > mx || mx > h.highest_trackable_) return bad("min/max out of range");
-    for (size_t i = 0; i < h.counts_.size(); ++i)
-      if (h.counts_[i] && (i < h.IndexOf(mn) || i > h.IndexOf(mx))) return bad("min/max disagree with the buckets");
+    bool outside = false;
+    h.ForEachWrittenRange(0, h.counts_.size() - 1, [&](size_t first, size_t stop) {
+      for (size_t i = first; i < stop; ++i) outside |= h.counts_[i] && (i < h.IndexOf(mn) || i > h.IndexOf(mx));
+      return !outside;
+    });
+    if (outside) return bad("min/max disagree with the buckets");
   }
   h.min_ = h.total_ ? mn : UINT64_MAX;
   h.max_ = h.total_ ? mx : 0;

@@ -11,6 +11,7 @@
 // (recorder.h) is the way to record from many threads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -47,7 +48,9 @@ class Histogram {
       ++saturated_;
       value = highest_trackable_;
     }
-    ++counts_[IndexOf(value)];
+    const size_t i = IndexOf(value);
+    ++counts_[i];
+    Touch(i);
     ++total_;
     sum_ += static_cast<double>(value);
     min_ = value < min_ ? value : min_;
@@ -60,7 +63,9 @@ class Histogram {
       saturated_ += count;
       value = highest_trackable_;
     }
-    counts_[IndexOf(value)] += count;
+    const size_t i = IndexOf(value);
+    counts_[i] += count;
+    Touch(i);
     total_ += count;
     sum_ += static_cast<double>(value) * static_cast<double>(count);
     if (value < min_) min_ = value;
@@ -107,17 +112,45 @@ class Histogram {
   template <typename Fn>
   void ForEachBucket(Fn&& fn) const {
     if (total_ == 0) return;
-    for (size_t i = IndexOf(min_), last = IndexOf(max_); i <= last; ++i) {
-      if (counts_[i] == 0) continue;
-      uint64_t lo = ValueFromIndex(i);
-      fn(lo, HighestEquivalent(lo), counts_[i]);
-    }
+    ForEachWrittenRange(IndexOf(min_), IndexOf(max_), [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        if (counts_[i] == 0) continue;
+        uint64_t lo = ValueFromIndex(i);
+        fn(lo, HighestEquivalent(lo), counts_[i]);
+      }
+      return true;
+    });
   }
 
  private:
   // Every non-empty bucket lies between IndexOf(min_) and IndexOf(max_) (both
-  // clamped to the trackable range, as Record() clamps): merging, resetting and
-  // querying scan only that span, which for latencies is a fraction of the array.
+  // clamped to the trackable range, as Record() clamps), and on a page of the
+  // bucket array marked in written_: merging, resetting and querying visit only
+  // the written pages of that span. A latency histogram's span can cover 10 ns
+  // to seconds (a preempted op) while its counts sit on a few pages; reading
+  // the rest would fault in zero pages and resetting them would make each one
+  // real memory (with 4096 workers, a second and more of a stop).
+  static constexpr int kPageShift = 9;  // 512 counts: one 4 KiB page of the array
+  void Touch(size_t index) {
+    written_[index >> (kPageShift + 6)] |= uint64_t{1} << ((index >> kPageShift) & 63);
+  }
+  // Calls fn(begin, end) for the part of each written page within indices
+  // [first, last], ascending, until fn returns false.
+  template <typename Fn>
+  void ForEachWrittenRange(size_t first, size_t last, Fn&& fn) const {
+    for (size_t page = first >> kPageShift, last_page = last >> kPageShift; page <= last_page; ++page) {
+      uint64_t word = written_[page >> 6] >> (page & 63);
+      if (word == 0) {  // no written page from here to the end of this word
+        page |= 63;
+        continue;
+      }
+      page += static_cast<size_t>(__builtin_ctzll(word));
+      if (page > last_page) return;
+      size_t begin = std::max(first, page << kPageShift);
+      size_t end = std::min(last + 1, (page + 1) << kPageShift);
+      if (!fn(begin, end)) return;
+    }
+  }
   size_t IndexOf(uint64_t value) const {
     // Bucket = position of the highest set bit above the sub-bucket range;
     // values below sub_bucket_count_ fall in bucket 0 at full resolution.
@@ -133,6 +166,7 @@ class Histogram {
   uint64_t sub_bucket_mask_ = 0;  // sub_bucket_count - 1
   uint64_t highest_trackable_ = 0;
   std::vector<uint64_t, ZeroedAllocator<uint64_t>> counts_;  // untouched buckets cost no memory
+  std::vector<uint64_t> written_;  // one bit per page of counts_: set once a count on it was written
   uint64_t total_ = 0;
   uint64_t saturated_ = 0;
   uint64_t min_ = UINT64_MAX;
