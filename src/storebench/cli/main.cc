@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "storebench/base/build_info.h"
+#include "storebench/base/stop_signal.h"
 #include "storebench/job/mpi.h"
 #include "storebench/cli/compare_command.h"
 #include "storebench/cli/default_job.h"
@@ -25,13 +26,6 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-extern "C" void OnSignal(int) {
-  g_stop.store(true, std::memory_order_relaxed);
-  // A second signal ends the process the usual way.
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-}
-
 int Main(int argc, char** argv) {
   using namespace storebench::cli;
   std::vector<std::string> args(argv, argv + argc);
@@ -39,8 +33,11 @@ int Main(int argc, char** argv) {
   // argument syntax, so they are dispatched before this parser sees them.
   if (argc >= 2 && args[1] == "whisper")
     return storebench::whisper::RunWhisperTool({args.begin() + 2, args.end()}, std::cout, std::cerr);
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  // SIGINT and SIGTERM (and, under mpirun, SIGUSR1: mpirun answers SIGINT by
+  // tearing the job down itself and forwards SIGUSR1 to every rank) end the
+  // run the graceful way, results kept; a second one ends the process. Before
+  // any thread starts, MPI's included: they inherit the blocked mask.
+  storebench::base::WatchStopSignals(&g_stop, storebench::job::LaunchedByMpi());
   // A closed pipe on stdout (`storebench run … | head`) must not kill the
   // process before it writes its result files; the write error is reported instead.
   std::signal(SIGPIPE, SIG_IGN);
@@ -50,9 +47,6 @@ int Main(int argc, char** argv) {
     auto session = storebench::job::MpiSession::Init(&argc, &argv);
     if (!session.ok()) return ReportError(session.status());
     mpi = std::move(*session);
-    // mpirun answers SIGINT by tearing the job down itself; it forwards
-    // SIGUSR1 to every rank, which ends the run the graceful way (results kept).
-    std::signal(SIGUSR1, OnSignal);
   }
 
   CLI::App app{"storebench: a benchmark client and read-path toolkit for storage engines.\n"

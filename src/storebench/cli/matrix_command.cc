@@ -119,14 +119,18 @@ StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std:
   posix_spawn_file_actions_init(&actions);
   if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
-  // The child gets SIGPIPE's default back (this process ignores it).
+  // The child gets SIGPIPE's default back (this process ignores it) and no
+  // blocked signals (this process blocks its stop signals: base/stop_signal.h).
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t defaults;
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
   int err = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), environ);
   posix_spawnattr_destroy(&attr);

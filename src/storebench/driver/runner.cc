@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <thread>
 
+#include "storebench/base/stop_signal.h"
 #include "storebench/driver/accounting.h"
 #include "storebench/driver/dispatch.h"
 #include "storebench/driver/hiccup.h"
@@ -135,6 +136,9 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   const Clock& clock = Clock::Default();
   static const std::atomic<bool> kNeverStop{false};
   if (!stop) stop = &kNeverStop;
+  // A stop signal may raise this thread to real-time priority to finish the
+  // run promptly (base/stop_signal.h); what runs after the run does not keep it.
+  const KeepThreadScheduling keep_scheduling;
 
   RunResult result;
   std::atomic<bool> halt{false};       // --max-errors reached
@@ -564,10 +568,12 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     result.intervals.push_back(st);
     if (progress) progress(st);
   }
-  const uint64_t asked = clock.NowNs();
+  // From the signal when a signal asked for the stop (base/stop_signal.h), else from now.
+  const uint64_t signalled = base::StopSignalArrivedNs();
+  const uint64_t asked = signalled && stop->load() ? signalled : measure::MonotonicNs();
   raise_on_stop();
   join_all();
-  if (stop->load()) result.stop_wait_ns = clock.NowNs() - asked;
+  if (stop->load()) result.stop_wait_ns = measure::MonotonicNs() - std::min(asked, measure::MonotonicNs());
   feed_ideal(true);
   uint64_t end = std::min(clock.NowNs(), timing.end_ns);
   if (!stop->load() && !halt.load() && !window_is_duration) {

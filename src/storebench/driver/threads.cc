@@ -143,4 +143,17 @@ StatusOr<int> RaiseToFinish(const std::vector<pthread_t>& threads) {
   return raised;
 }
 
+KeepThreadScheduling::KeepThreadScheduling() {
+  if (pthread_getschedparam(pthread_self(), &policy_, &param_) != 0) policy_ = -1;
+}
+
+KeepThreadScheduling::~KeepThreadScheduling() {
+  if (policy_ < 0) return;
+  int now = 0;
+  sched_param param{};
+  if (pthread_getschedparam(pthread_self(), &now, &param) == 0 &&
+      (now != policy_ || param.sched_priority != param_.sched_priority))
+    (void)pthread_setschedparam(pthread_self(), policy_, &param_);
+}
+
 }  // namespace storebench::driver

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -57,5 +58,21 @@ Status PinCurrentThread(const std::vector<int>& cpus);
 // has already ended is skipped. PermissionDenied (nothing raised) without
 // CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 1.
 StatusOr<int> RaiseToFinish(const std::vector<pthread_t>& threads);
+
+// Puts the calling thread's scheduling policy and priority back, when
+// destroyed, to what they were when it was made: a stop signal raises the
+// thread that drives a run (base/stop_signal.h), and what runs after that run
+// (an MPI exchange that polls, the next job) must not keep real-time priority.
+class KeepThreadScheduling {
+ public:
+  KeepThreadScheduling();
+  ~KeepThreadScheduling();
+  KeepThreadScheduling(const KeepThreadScheduling&) = delete;
+  KeepThreadScheduling& operator=(const KeepThreadScheduling&) = delete;
+
+ private:
+  int policy_ = -1;
+  sched_param param_{};
+};
 
 }  // namespace storebench::driver

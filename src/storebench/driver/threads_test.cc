@@ -44,5 +44,20 @@ TEST(RaiseToFinish, RaisesTheThreadsGivenAndSkipsOnesThatEnded) {
   EXPECT_EQ(fifo.load(), 3);
 }
 
+TEST(KeepThreadScheduling, PutsTheCallersPolicyBack) {
+  std::thread([] {
+    ASSERT_EQ(sched_getscheduler(0), SCHED_OTHER);
+    {
+      const KeepThreadScheduling keep;
+      sched_param param{};
+      param.sched_priority = sched_get_priority_min(SCHED_FIFO);
+      if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) != 0)
+        GTEST_SKIP() << "this process may not use SCHED_FIFO";
+      ASSERT_EQ(sched_getscheduler(0), SCHED_FIFO);
+    }
+    EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
+  }).join();
+}
+
 }  // namespace
 }  // namespace storebench::driver
