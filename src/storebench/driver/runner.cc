@@ -573,7 +573,10 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   const uint64_t asked = signalled && stop->load() ? signalled : measure::MonotonicNs();
   raise_on_stop();
   join_all();
-  if (stop->load()) result.stop_wait_ns = measure::MonotonicNs() - std::min(asked, measure::MonotonicNs());
+  if (stop->load()) {
+    const uint64_t ended_ns = measure::MonotonicNs();
+    result.stop_wait_ns = ended_ns - std::min(asked, ended_ns);
+  }
   feed_ideal(true);
   uint64_t end = std::min(clock.NowNs(), timing.end_ns);
   if (!stop->load() && !halt.load() && !window_is_duration) {
