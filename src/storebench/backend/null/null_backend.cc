@@ -6,6 +6,7 @@
 #include "storebench/base/units.h"
 #include "storebench/measure/clock.h"
 #include "storebench/measure/wait.h"
+#include "storebench/workload/random.h"
 
 
 namespace storebench::backend {
@@ -27,7 +28,8 @@ class NullWorker : public Worker {
   NullWorker(const NullShared* shared, const WorkerContext& context)
       : shared_(shared), clock_(Clock::Default()), qd_(context.queue_depth),
         stalls_(shared->options.stall_ns && (shared->options.stall_worker < 0 ||
-                                              shared->options.stall_worker == context.index)) {}
+                                              shared->options.stall_worker == context.index)),
+        random_(workload::Random::SeedFor(context.seed, 0x6e756c6c)) {}
 
   SubmitResult Submit(uint64_t tag, Completion* out) override {
     const NullOptions& o = shared_->options;
@@ -41,11 +43,16 @@ class NullWorker : public Worker {
       case NullOptions::Service::kZero:
         break;
       case NullOptions::Service::kSpin:
-        SpinUntil(clock_, clock_.NowNs() + o.service_ns);
+      case NullOptions::Service::kSpinExponential: {
+        const uint64_t now = clock_.NowNs();
+        SpinUntil(clock_, now + ServiceNs(now));
         break;
-      case NullOptions::Service::kSleep:
-        SleepUntil(clock_, clock_.NowNs() + o.service_ns);
+      }
+      case NullOptions::Service::kSleep: {
+        const uint64_t now = clock_.NowNs();
+        SleepUntil(clock_, now + ServiceNs(now));
         break;
+      }
     }
     out->tag = tag;
     out->kind = 0;
@@ -76,6 +83,16 @@ class NullWorker : public Worker {
     return every && ++ops_ % every == 0 ? 1u : 0u;
   }
 
+  // This op's service time, begun at `now`: fixed or drawn, stretched inside a slow window.
+  uint64_t ServiceNs(uint64_t now) {
+    const NullOptions& o = shared_->options;
+    double ns = o.service == NullOptions::Service::kSpinExponential
+                    ? random_.Exponential(static_cast<double>(o.service_ns))
+                    : static_cast<double>(o.service_ns);
+    if (now >= shared_->epoch_ns && InSlowPart(o, now - shared_->epoch_ns)) ns *= o.slow_factor;
+    return static_cast<uint64_t>(ns);
+  }
+
   // Blocks while the current instant lies inside a stall window; returns the time after it.
   uint64_t WaitOutStall() {
     const NullOptions& o = shared_->options;
@@ -97,6 +114,7 @@ class NullWorker : public Worker {
   const Clock& clock_;
   int qd_;
   bool stalls_;
+  workload::Random random_;
   std::deque<Pending> queue_;
   uint64_t ops_ = 0;
 };
@@ -126,7 +144,13 @@ class NullBackend : public Backend {
                measure::MergeRule::kSame);
     out->Text({"null", "service"}, o.service == NullOptions::Service::kZero   ? "zero"
                                    : o.service == NullOptions::Service::kSpin ? "spin"
-                                                                              : "sleep");
+                                   : o.service == NullOptions::Service::kSleep ? "sleep"
+                                                                               : "spin-exp");
+    out->Gauge({"null", "slow_factor"}, o.slow_factor, measure::Unit::kRatio, measure::MergeRule::kSame);
+    out->Gauge({"null", "slow_ns"}, static_cast<double>(o.slow_ns), measure::Unit::kNanoseconds,
+               measure::MergeRule::kSame);
+    out->Gauge({"null", "slow_period_ns"}, static_cast<double>(o.slow_period_ns), measure::Unit::kNanoseconds,
+               measure::MergeRule::kSame);
     out->Gauge({"null", "stall_ns"}, static_cast<double>(o.stall_ns), measure::Unit::kNanoseconds,
                measure::MergeRule::kSame);
     out->Gauge({"null", "stall_period_ns"}, static_cast<double>(o.stall_period_ns), measure::Unit::kNanoseconds,
@@ -141,19 +165,23 @@ class NullBackend : public Backend {
   NullShared shared_;
 };
 
-// "spin:200ns" / "sleep:1ms" / "0".
+// "spin:200ns" / "sleep:1ms" / "spin-exp:20us" / "0".
 Status SetServiceTime(NullOptions& o, const std::string& text) {
   o.service = NullOptions::Service::kZero;
   o.service_ns = 0;
   if (text == "0") return Status::Ok();
-  constexpr const char* kForm = "--service-time: expected 0, spin:DURATION or sleep:DURATION (e.g. spin:200ns, sleep:1ms)";
+  constexpr const char* kForm =
+      "--service-time: expected 0, spin:DURATION, sleep:DURATION or spin-exp:MEAN (e.g. spin:200ns, sleep:1ms, "
+      "spin-exp:20us)";
   auto colon = text.find(':');
   std::string mode = colon == std::string::npos ? "" : text.substr(0, colon);
   auto ns = colon == std::string::npos ? StatusOr<uint64_t>(Status::InvalidArgument(""))
                                        : ParseDurationNs(text.substr(colon + 1), "--service-time");
-  if ((mode != "spin" && mode != "sleep") || !ns.ok())
+  if ((mode != "spin" && mode != "sleep" && mode != "spin-exp") || !ns.ok() || (mode == "spin-exp" && *ns == 0))
     return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
-  o.service = mode == "spin" ? NullOptions::Service::kSpin : NullOptions::Service::kSleep;
+  o.service = mode == "spin"    ? NullOptions::Service::kSpin
+              : mode == "sleep" ? NullOptions::Service::kSleep
+                                : NullOptions::Service::kSpinExponential;
   o.service_ns = *ns;
   return Status::Ok();
 }
@@ -174,13 +202,43 @@ Status SetStall(NullOptions& o, const std::string& text) {
   return Status::Ok();
 }
 
+// "1.25x:1s/5s" / "0".
+Status SetSlow(NullOptions& o, const std::string& text) {
+  o.slow_factor = 1;
+  o.slow_ns = o.slow_period_ns = 0;
+  if (text == "0") return Status::Ok();
+  constexpr const char* kForm =
+      "--slow: expected FACTORx:LENGTH/PERIOD with FACTOR >= 1 and LENGTH < PERIOD, e.g. 1.25x:1s/5s (service "
+      "time 1.25 times longer for 1 s of every 5 s)";
+  auto bad = [&] { return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text)); };
+  const auto x = text.find("x:");
+  const auto slash = text.find('/');
+  if (x == std::string::npos || slash == std::string::npos || slash < x) return bad();
+  auto factor = ParseDouble(text.substr(0, x), "--slow");
+  auto length = ParseDurationNs(text.substr(x + 2, slash - x - 2), "--slow");
+  auto period = ParseDurationNs(text.substr(slash + 1), "--slow");
+  if (!factor.ok() || !(*factor >= 1 && *factor <= 1000) || !length.ok() || !period.ok() || *length == 0 ||
+      *length >= *period)
+    return bad();
+  o.slow_factor = *factor;
+  o.slow_ns = *length;
+  o.slow_period_ns = *period;
+  return Status::Ok();
+}
+
 }  // namespace
 
 const OptionTable<NullOptions>& NullOptionTable() {
   static const OptionTable<NullOptions> table = [] {
     OptionTable<NullOptions> t("backend 'null'");
-    t.Custom({"service-time", OptionType::kText, "null: time each op takes", "0", {}, "", "0 | spin:DURATION | sleep:DURATION"},
+    t.Custom({"service-time", OptionType::kText, "null: time each op takes (spin-exp: exponential with that mean)", "0",
+              {}, "", "0 | spin:DURATION | sleep:DURATION | spin-exp:MEAN"},
              SetServiceTime)
+        .Custom({"slow", OptionType::kText,
+                 "null: service time FACTOR times longer for the last LENGTH of every PERIOD (capacity that drops now "
+                 "and then)",
+                 "", {}, "", "FACTORx:LENGTH/PERIOD, e.g. 1.25x:1s/5s"},
+                SetSlow)
         .Custom({"stall", OptionType::kText, "null: pause every worker for PAUSE once per PERIOD (a hiccuping device)",
                  "", {}, "", "PAUSE/PERIOD, e.g. 100ms/1s"},
                 SetStall)
@@ -192,6 +250,10 @@ const OptionTable<NullOptions>& NullOptionTable() {
     return t;
   }();
   return table;
+}
+
+bool InSlowPart(const NullOptions& o, uint64_t since_epoch_ns) {
+  return o.slow_ns && since_epoch_ns % o.slow_period_ns >= o.slow_period_ns - o.slow_ns;
 }
 
 BackendInfo NullBackendInfo() {

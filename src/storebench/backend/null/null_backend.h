@@ -3,7 +3,10 @@
 // null engine). Optional injected stalls pause every worker at once for a
 // fixed time once per period, like a storage device that hiccups — the case
 // that shows coordinated omission. With --null-async ops complete through
-// Reap() after their service time, exercising queue depth > 1.
+// Reap() after their service time, exercising queue depth > 1. A service
+// time may be fixed or exponentially distributed (a known distribution whose
+// percentiles are known), and a periodic slowdown stretches it for part of
+// every period, as a store whose capacity drops now and then.
 #pragma once
 
 #include "storebench/backend/backend.h"
@@ -14,8 +17,11 @@ BackendInfo NullBackendInfo();
 
 // Parsed null-backend options (exposed for tests).
 struct NullOptions {
-  enum class Service { kZero, kSpin, kSleep } service = Service::kZero;
-  uint64_t service_ns = 0;
+  enum class Service { kZero, kSpin, kSleep, kSpinExponential } service = Service::kZero;
+  uint64_t service_ns = 0;       // the fixed time, or the mean of the exponential one
+  double slow_factor = 1;        // service time × this during the slow part of each slow period
+  uint64_t slow_ns = 0;          // 0 = no slowdown
+  uint64_t slow_period_ns = 0;   // the last slow_ns of every period is slow
   uint64_t stall_ns = 0;         // 0 = no stalls
   uint64_t stall_period_ns = 0;  // a stall of stall_ns ends every period
   int stall_worker = -1;         // the worker (index over the run) that stalls; -1 = every worker
@@ -24,5 +30,9 @@ struct NullOptions {
 };
 // The null backend's options, declared once.
 const OptionTable<NullOptions>& NullOptionTable();
+
+// Whether an op begun `since_epoch_ns` after the backend opened falls in the slow
+// part of a --slow period (the last slow_ns of each slow_period_ns).
+bool InSlowPart(const NullOptions& o, uint64_t since_epoch_ns);
 
 }  // namespace storebench::backend
