@@ -115,6 +115,15 @@ double SortedQuantile(const std::vector<double>& sorted, double q) {
   return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
 }
 
+// `replicates` bootstrap replicates of percentile p from a generator seeded by `seed`, sorted.
+std::vector<double> SortedDraws(SideResampler& r, double p, uint64_t seed, int replicates) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> draws(static_cast<size_t>(replicates));
+  for (double& x : draws) x = r.Draw(p, rng);
+  std::sort(draws.begin(), draws.end());
+  return draws;
+}
+
 }  // namespace
 
 SampleSummary Summarize(std::span<const double> values) {
@@ -299,13 +308,47 @@ StatusOr<PercentileInterval> BootstrapPercentile(const LatencyRuns& side, double
   SideResampler r(side, out.resampled_runs);
   if (r.observations() == 0) return Status::InvalidArgument("bootstrap: no latency observations");
   out.value = r.Observed(p);
-  std::mt19937_64 rng(seed);
-  std::vector<double> draws(static_cast<size_t>(replicates));
-  for (double& x : draws) x = r.Draw(p, rng);
-  std::sort(draws.begin(), draws.end());
+  const std::vector<double> draws = SortedDraws(r, p, seed, replicates);
   out.lo = SortedQuantile(draws, (1 - confidence) / 2);
   out.hi = SortedQuantile(draws, (1 + confidence) / 2);
   out.upper = SortedQuantile(draws, confidence);
+  return out;
+}
+
+StatusOr<PercentileInterval> RunsPercentileBound(const LatencyRuns& side, double p, double confidence, uint64_t seed,
+                                                 int replicates) {
+  if (side.runs.size() < 2) return BootstrapPercentile(side, p, confidence, seed, replicates);
+  if (!(confidence > 0 && confidence < 1) || replicates < 100 || !(p > 0 && p <= 100))
+    return Status::InvalidArgument(
+        fmt::format("bound: bad parameters (p {}, confidence {}, replicates {})", p, confidence, replicates));
+  MixtureGrid grid(side);
+  const size_t k = grid.runs();
+  std::vector<uint32_t> weights(k, 1);
+  if (grid.total(weights) == 0) return Status::InvalidArgument("bound: no latency observations");
+  PercentileInterval out;
+  out.resampled_runs = true;
+  out.value = grid.Percentile(weights, p);
+  // A prediction bound for the next run's percentile, on the log scale
+  // (latency is skewed and positive): each run's own percentile, their mean
+  // and spread, and Student's t with k − 1 degrees of freedom.
+  std::vector<double> logs;
+  for (size_t i = 0; i < k; ++i) {
+    weights.assign(k, 0);
+    weights[i] = 1;
+    if (grid.total(weights) > 0) logs.push_back(std::log(std::max(grid.Percentile(weights, p), 1.0)));
+  }
+  const SampleSummary l = Summarize(logs);
+  const double df = static_cast<double>(std::max<size_t>(l.n, 2) - 1);
+  const double spread = l.stddev * std::sqrt(1 + 1 / static_cast<double>(std::max<size_t>(l.n, 1)));
+  const double log_value = std::log(std::max(out.value, 1.0));
+  out.upper_across_runs = std::exp(std::max(l.mean, log_value) + StudentTQuantile(confidence, df) * spread);
+  const double half = StudentTQuantile((1 + confidence) / 2, df) * spread;
+  SideResampler pooled(side, /*by_runs=*/false);
+  const std::vector<double> draws = SortedDraws(pooled, p, seed, replicates);
+  out.upper_ops = SortedQuantile(draws, confidence);
+  out.lo = std::min(std::exp(log_value - half), SortedQuantile(draws, (1 - confidence) / 2));
+  out.hi = std::max(std::exp(log_value + half), SortedQuantile(draws, (1 + confidence) / 2));
+  out.upper = std::max(out.upper_across_runs, out.upper_ops);
   return out;
 }
 

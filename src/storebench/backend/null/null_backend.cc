@@ -235,7 +235,7 @@ const OptionTable<NullOptions>& NullOptionTable() {
               {}, "", "0 | spin:DURATION | sleep:DURATION | spin-exp:MEAN"},
              SetServiceTime)
         .Custom({"slow", OptionType::kText,
-                 "null: service time FACTOR times longer for the last LENGTH of every PERIOD (capacity that drops now "
+                 "null: service time FACTOR times longer for the first LENGTH of every PERIOD (capacity that drops now "
                  "and then)",
                  "", {}, "", "FACTORx:LENGTH/PERIOD, e.g. 1.25x:1s/5s"},
                 SetSlow)
@@ -253,7 +253,7 @@ const OptionTable<NullOptions>& NullOptionTable() {
 }
 
 bool InSlowPart(const NullOptions& o, uint64_t since_epoch_ns) {
-  return o.slow_ns && since_epoch_ns % o.slow_period_ns >= o.slow_period_ns - o.slow_ns;
+  return o.slow_ns && since_epoch_ns % o.slow_period_ns < o.slow_ns;
 }
 
 BackendInfo NullBackendInfo() {

@@ -21,7 +21,7 @@ struct NullOptions {
   uint64_t service_ns = 0;       // the fixed time, or the mean of the exponential one
   double slow_factor = 1;        // service time × this during the slow part of each slow period
   uint64_t slow_ns = 0;          // 0 = no slowdown
-  uint64_t slow_period_ns = 0;   // the last slow_ns of every period is slow
+  uint64_t slow_period_ns = 0;   // the first slow_ns of every period is slow
   uint64_t stall_ns = 0;         // 0 = no stalls
   uint64_t stall_period_ns = 0;  // a stall of stall_ns ends every period
   int stall_worker = -1;         // the worker (index over the run) that stalls; -1 = every worker
@@ -32,7 +32,8 @@ struct NullOptions {
 const OptionTable<NullOptions>& NullOptionTable();
 
 // Whether an op begun `since_epoch_ns` after the backend opened falls in the slow
-// part of a --slow period (the last slow_ns of each slow_period_ns).
+// part of a --slow period (the first slow_ns of each slow_period_ns: a run
+// of whole periods sees every slow part and the queue it leaves drain).
 bool InSlowPart(const NullOptions& o, uint64_t since_epoch_ns);
 
 }  // namespace storebench::backend

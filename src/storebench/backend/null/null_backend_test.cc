@@ -50,15 +50,16 @@ TEST(NullOptions, SlowForms) {
   }
 }
 
-TEST(NullOptions, SlowPartIsTheEndOfEveryPeriod) {
+TEST(NullOptions, SlowPartIsTheStartOfEveryPeriod) {
   NullOptions o = *Parse({{"slow", "1.25x:1s/5s"}});
   const uint64_t s = 1'000'000'000;
-  EXPECT_FALSE(InSlowPart(o, 0));
-  EXPECT_FALSE(InSlowPart(o, 4 * s - 1));
-  EXPECT_TRUE(InSlowPart(o, 4 * s));
-  EXPECT_TRUE(InSlowPart(o, 5 * s - 1));
-  EXPECT_FALSE(InSlowPart(o, 5 * s));
-  EXPECT_TRUE(InSlowPart(o, 9 * s + s / 2));
+  EXPECT_TRUE(InSlowPart(o, 0));
+  EXPECT_TRUE(InSlowPart(o, s - 1));
+  EXPECT_FALSE(InSlowPart(o, s));
+  EXPECT_FALSE(InSlowPart(o, 5 * s - 1));
+  EXPECT_TRUE(InSlowPart(o, 5 * s));
+  EXPECT_TRUE(InSlowPart(o, 5 * s + s / 2));
+  EXPECT_FALSE(InSlowPart(o, 9 * s + s / 2));
   // One fifth of every period is slow: capacity drops by 1 - 1/1.25 = 20% for 1 s in 5.
   uint64_t slow = 0;
   for (uint64_t t = 0; t < 50 * s; t += s / 1000) slow += InSlowPart(o, t);
