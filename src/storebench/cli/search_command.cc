@@ -29,11 +29,16 @@ namespace fs = std::filesystem;
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kDirSchema = report::kSearchDirSchema;
 constexpr uint64_t kBootstrapSeed = 1;
+constexpr double kDefaultTopFraction = 1.2;  // of the closed-loop capacity, for bisection
+constexpr double kAbove = 1.1;               // confirmation's second rate, and each step down
+constexpr int kConfirmRounds = 5;
+// Seeds of confirmation runs: step seed + these + i, apart from the steps' repeats.
+constexpr int kConfirmSeed = 1000, kAboveSeed = 2000;
 
 struct Settings {
   std::vector<report::Slo> slos;
   double min_rate = 0, max_rate = 0;
-  double max_fraction = 1;  // --max-rate N%: of the measured capacity
+  double max_fraction = 0;  // --max-rate N%: of the measured capacity; 0 = not given
   uint64_t step_ns = 0;
   uint64_t settle_ns = 0;
   double confidence = 0;
@@ -90,6 +95,9 @@ StatusOr<Settings> ParseSettings(const SearchFlags& f) {
   s.settle_ns = *settle;
   if (f.repeat < 1 || f.repeat > 1000)
     return Status::InvalidArgument("--repeat: expected a whole number of runs per step from 1 to 1000");
+  if (f.confirm != 0 && (f.confirm < 3 || f.confirm > 100))
+    return Status::InvalidArgument(
+        "--confirm: expected 0 (no confirmation) or a whole number of confirmation runs from 3 to 100");
   auto c = ParsePercent(f.confidence, "--confidence", 50, 99.99, true, "a confidence level in percent, e.g. 95 or 99");
   if (!c.ok()) return c.status();
   s.confidence = *c;
@@ -144,27 +152,59 @@ class StepRunner {
   // The step at `rate` ops/s (0 = the closed loop), judged.
   StatusOr<report::SearchStep> Run(double rate) {
     report::SearchStep step;
+    std::vector<nlohmann::json> docs;
+    for (int rep = 1; rep <= flags_.repeat; ++rep) {
+      const std::string file = rate > 0 ? fmt::format("rate-{:.0f}-{}.json", rate, rep) : fmt::format("closed-{}.json", rep);
+      STOREBENCH_RETURN_IF_ERROR(Add(rate, rep, file, &step, &docs));
+    }
+    STOREBENCH_RETURN_IF_ERROR(Judge(rate, std::move(docs), /*across_runs=*/false, &step));
+    return step;
+  }
+
+  // A confirmation round: --confirm runs at `rate` interleaved with as many at `above`, each set judged together.
+  StatusOr<report::ConfirmRound> Confirm(double rate, double above) {
+    report::ConfirmRound round;
+    round.rate = rate;
+    round.above_rate = above;
+    std::vector<nlohmann::json> at, over;
+    for (int i = 1; i <= flags_.confirm; ++i) {
+      STOREBENCH_RETURN_IF_ERROR(
+          Add(rate, kConfirmSeed + i, fmt::format("confirm-{:.0f}-{}.json", rate, i), &round.confirm, &at));
+      STOREBENCH_RETURN_IF_ERROR(
+          Add(above, kAboveSeed + i, fmt::format("above-{:.0f}-{}.json", above, i), &round.above, &over));
+    }
+    STOREBENCH_RETURN_IF_ERROR(Judge(rate, std::move(at), true, &round.confirm));
+    STOREBENCH_RETURN_IF_ERROR(Judge(above, std::move(over), true, &round.above));
+    return round;
+  }
+
+ private:
+  // Runs (or reads) one run into `step` and `docs`.
+  Status Add(double rate, int seed_offset, const std::string& file, report::SearchStep* step,
+             std::vector<nlohmann::json>* docs) {
+    if (docs->empty()) step->stored = true;
+    bool stored = false;
+    auto doc = RunOne(rate, seed_offset, file, &stored);
+    if (!doc.ok()) return doc.status();
+    step->stored = step->stored && stored;
+    step->files.push_back(file);
+    docs->push_back(std::move(*doc));
+    return Status::Ok();
+  }
+
+  Status Judge(double rate, std::vector<nlohmann::json> docs, bool across_runs, report::SearchStep* step) {
     report::StepInput input;
     input.target = rate;
     input.load_groups = load_.groups;
     input.slots = load_.slots;
-    step.stored = true;
-    for (int rep = 1; rep <= flags_.repeat; ++rep) {
-      const std::string file = rate > 0 ? fmt::format("rate-{:.0f}-{}.json", rate, rep) : fmt::format("closed-{}.json", rep);
-      bool stored = false;
-      auto doc = RunOne(rate, rep, file, &stored);
-      if (!doc.ok()) return doc.status();
-      step.stored = step.stored && stored;
-      step.files.push_back(file);
-      input.runs.push_back(std::move(*doc));
-    }
+    input.runs = std::move(docs);
+    input.across_runs = across_runs;
     auto verdict = report::JudgeStep(input, settings_.slos, settings_.confidence, kBootstrapSeed);
     if (!verdict.ok()) return verdict.status();
-    step.verdict = std::move(*verdict);
-    return step;
+    step->verdict = std::move(*verdict);
+    return Status::Ok();
   }
 
- private:
   StatusOr<nlohmann::json> RunOne(double rate, int rep, const std::string& file, bool* stored) {
     const uint64_t interval = std::max<uint64_t>(settings_.step_ns / 10, 1'000'000);
     job::Job step_job = job::StepJob(job_, load_, rate, settings_.step_ns, interval, rep);
@@ -237,14 +277,18 @@ void AddSearchFlags(CLI::App* app, SearchFlags* f) {
   app->add_option("--slo", f->slo, "latency goal [KIND or CLASS:]pNN<=DURATION, e.g. p99<=1ms (repeatable)")
       ->allow_extra_args(false);
   app->add_option("--min-rate", f->min_rate, "lowest rate to try, e.g. 5k (default: 10% of the top)");
-  app->add_option("--max-rate", f->max_rate, "top rate to try: a rate such as 100k, or a percentage of the measured closed-loop capacity such as 120% "
-                  "(default: 100%)");
+  app->add_option("--max-rate", f->max_rate, "top rate to try: a rate such as 100k, or a percentage of the measured closed-loop capacity such as 150% "
+                  "(default: 120% when bisecting, 100% for --sweep)");
   app->add_option("--step-duration", f->step_duration, "measured time of each step")->capture_default_str();
   app->add_option("--settle", f->settle,
                   "idle time before each run after the first, so one step's aftermath (a draining backlog, "
                   "compaction, writeback) stays out of the next")
       ->capture_default_str();
   app->add_option("--repeat", f->repeat, "runs per step (whole runs are resampled when > 1)")->capture_default_str();
+  app->add_option("--confirm", f->confirm,
+                  "confirmation runs at the answer, interleaved with as many 10% above it, before it is given (0 = "
+                  "none: the answer is marked unconfirmed)")
+      ->capture_default_str();
   app->add_option("--confidence", f->confidence, "confidence in percent that each SLO holds")->capture_default_str();
   app->add_option("--precision", f->precision, "stop when the bracket is this narrow (relative)")->capture_default_str();
   app->add_option("--sweep", f->sweep, "run these fractions of the top instead of bisecting, e.g. 10%,20%,50%,100%");
@@ -300,27 +344,30 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
   StepRunner runner(*job, *load, *settings, f, argv, stop);
   const std::string slos = report::SloList(r.slos);
 
+  // The closed-loop capacity, always: the top comes from it unless --max-rate gives a rate,
+  // and an answer is reported as a fraction of it.
+  auto cap = runner.Run(0);
+  if (!cap.ok()) return ReportError(cap.status());
+  Print("[capacity] " + report::StepLine(*cap));
+  const double capacity = cap->verdict.achieved;
+  if (!(capacity > 0)) return ReportError(Status::IOError("search: the closed-loop run completed no ops"));
+  bool meets = !r.slos.empty();
+  for (const auto& c : cap->verdict.slos) meets = meets && c.pass;
+  if (meets)
+    Print(fmt::format("the closed-loop capacity, {} ops/s, meets {}: latency does not limit this load below its "
+                      "capacity; searching for the highest rate an open loop sustains",
+                      FormatCount(capacity), slos));
+  r.capacity = std::move(*cap);
   if (settings->max_rate > 0) {
     r.top = settings->max_rate;
     r.top_source = "--max-rate";
   } else {
-    auto cap = runner.Run(0);
-    if (!cap.ok()) return ReportError(cap.status());
-    Print("[capacity] " + report::StepLine(*cap));
-    r.top = std::round(cap->verdict.achieved * settings->max_fraction);
-    r.top_source = settings->max_fraction == 1
-                       ? std::string("the closed-loop capacity")
-                       : fmt::format("{:g}% of the closed-loop capacity", settings->max_fraction * 100);
-    bool meets = !r.slos.empty();
-    for (const auto& c : cap->verdict.slos) meets = meets && c.pass;
-    if (meets)
-      Print(fmt::format("the closed-loop capacity, {} ops/s, meets {}: latency does not limit this load below its "
-                        "capacity; searching for the highest rate an open loop sustains",
-                        FormatCount(cap->verdict.achieved), slos));
-    r.capacity = std::move(*cap);
-    if (!(r.top > 0)) return ReportError(Status::IOError("search: the closed-loop run completed no ops"));
+    const double fraction = settings->max_fraction > 0 ? settings->max_fraction : r.sweep ? 1 : kDefaultTopFraction;
+    r.top = std::round(capacity * fraction);
+    r.top_source = fraction == 1 ? std::string("the closed-loop capacity")
+                                 : fmt::format("{:g}% of the closed-loop capacity", fraction * 100);
   }
-  const double bottom = settings->min_rate > 0 ? settings->min_rate : 0.1 * r.top;
+  const double bottom = settings->min_rate > 0 ? settings->min_rate : std::round(0.1 * r.top);
   if (bottom >= r.top)
     return ReportError(Status::InvalidArgument(
         fmt::format("--min-rate: {} ops/s is not below the top rate, {} ops/s", FormatCount(bottom), FormatCount(r.top))));
@@ -328,23 +375,43 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
   for (double fraction : settings->sweep) sweep_rates.push_back(fraction * r.top);
   job::RateSearch search = r.sweep ? job::RateSearch::Sweep(sweep_rates)
                                    : job::RateSearch::Bisect(bottom, r.top, settings->precision);
+  auto fail = [&](const Status& status) {
+    if (Status s = WriteOutputs(r, f, argv); !s.ok()) ReportError(s);
+    return ReportError(status);
+  };
   while (auto rate = search.Next()) {
     auto step = runner.Run(*rate);
-    if (!step.ok()) {
-      if (Status s = WriteOutputs(r, f, argv); !s.ok()) ReportError(s);
-      return ReportError(step.status());
-    }
+    if (!step.ok()) return fail(step.status());
     search.Record(*rate, step->verdict.pass);
-    Print(fmt::format("[{}] {}", r.steps.size() + 1, report::StepLine(*step)));
+    Print(fmt::format("[{}] {}", r.steps.size() + 1, report::StepLine(*step, capacity)));
     r.steps.push_back(std::move(*step));
   }
   r.outcome = search.outcome();
-  r.highest_pass = search.highest_pass();
+  r.search_pass = search.highest_pass();
   r.lowest_fail = search.lowest_fail();
+  r.confirm_runs = f.confirm;
+
+  // Confirmation: the answer holds when run again, or the search steps down by 10% and tries again.
+  double candidate = r.search_pass;
+  for (int round = 0; f.confirm > 0 && candidate > 0 && round < kConfirmRounds; ++round) {
+    auto c = runner.Confirm(candidate, std::round(candidate * kAbove));
+    if (!c.ok()) return fail(c.status());
+    Print(fmt::format("[confirm {}] {}", round + 1, report::ConfirmLine(*c, f.confirm)));
+    const bool held = c->pass();
+    r.confirmations.push_back(std::move(*c));
+    if (held) {
+      r.highest_pass = candidate;
+      break;
+    }
+    candidate = std::round(candidate / kAbove);
+    if (candidate < 1) break;
+  }
+  if (f.confirm == 0) r.highest_pass = r.search_pass;
 
   std::printf("\n%s\n", report::StepTable(r).c_str());
   const std::string answer = report::AnswerLine(r);
   Print(answer);
+  if (const std::string warning = report::SaturationWarning(r); !warning.empty()) Print(warning);
   if (Status s = WriteOutputs(r, f, argv); !s.ok()) return ReportError(s);
   if (r.highest_pass == 0) {
     std::fprintf(stderr, "storebench: search: %s\n", answer.c_str());

@@ -27,11 +27,42 @@ std::string FailReason(const StepVerdict& v) {
 
 std::string Verdict(const StepVerdict& v) { return v.pass ? "pass" : "FAIL (" + FailReason(v) + ")"; }
 
+std::string SloLabel(const SloCheck& c) {
+  return (c.slo.scope.empty() ? "" : c.slo.scope + " ") + fmt::format("p{}", c.slo.percentile);
+}
+
+// "p99 0.61 ms, bound 0.83 ms" for each SLO of a set of runs judged together.
+std::string Bounds(const StepVerdict& v) {
+  std::string out;
+  for (const SloCheck& c : v.slos)
+    out += (out.empty() ? "" : ", ") +
+           fmt::format("{} {}, bound {}", SloLabel(c), FormatDurationNs(c.ci.value), FormatDurationNs(c.ci.upper));
+  if (!v.keeps_pace) out += (out.empty() ? "" : ", ") + std::string("fell behind");
+  return out;
+}
+
+// " (80% of the closed-loop capacity)".
+std::string OfCapacity(double rate, double capacity) {
+  return capacity > 0 ? fmt::format(" ({:.0f}% of the closed-loop capacity)", 100 * rate / capacity) : "";
+}
+
+// How the answer was confirmed, as the answer line's middle part.
+std::string Confirmed(const SearchResult& r) {
+  if (r.confirm_runs == 0) return ", unconfirmed (--confirm 0)";
+  if (r.confirmations.empty() || !r.confirmations.back().pass()) return "";
+  const ConfirmRound& c = r.confirmations.back();
+  std::string out = fmt::format(", confirmed by {} runs ({}; 10% above, {}: {})", r.confirm_runs,
+                                Bounds(c.confirm.verdict), Rate(c.above_rate), Bounds(c.above.verdict));
+  if (r.confirmations.size() > 1)
+    out += fmt::format(" after {} failed to hold when run again", Rate(r.search_pass));
+  return out;
+}
+
 nlohmann::json IntervalJson(const PercentileInterval& ci) {
   return {{"ns", ci.value}, {"ci_ns", {ci.lo, ci.hi}}, {"upper_ns", ci.upper}};
 }
 
-nlohmann::json StepJson(const SearchStep& s) {
+nlohmann::json StepJson(const SearchStep& s, double capacity) {
   const StepVerdict& v = s.verdict;
   nlohmann::json slos = nlohmann::json::array();
   for (const SloCheck& c : v.slos) {
@@ -44,7 +75,9 @@ nlohmann::json StepJson(const SearchStep& s) {
           {"repeats", v.repeats},           {"p50", IntervalJson(v.p50)},         {"p99", IntervalJson(v.p99)},
           {"p999", IntervalJson(v.p999)},   {"max_backlog", v.max_backlog},       {"end_backlog", v.end_backlog},
           {"keeps_pace", v.keeps_pace},     {"slo", slos},                        {"pass", v.pass},
-          {"files", s.files},               {"stored", s.stored}};
+          {"files", s.files},               {"stored", s.stored},
+          {"fraction_of_capacity", capacity > 0 && v.target > 0 ? nlohmann::json(v.target / capacity)
+                                                                 : nlohmann::json(nullptr)}};
 }
 
 const char* OutcomeName(job::RateSearch::Outcome o) {
@@ -72,31 +105,64 @@ std::string SloList(const std::vector<Slo>& slos) {
   return out;
 }
 
+std::string SearchResult::ConfirmationOutcome() const {
+  if (search_pass == 0) return "";
+  if (confirm_runs == 0) return "off";
+  if (confirmations.empty() || !confirmations.back().pass()) return "unconfirmed";
+  return confirmations.size() == 1 ? "confirmed" : "stepped_down";
+}
+
 std::string AnswerLine(const SearchResult& r) {
   const std::string slos = SloList(r.slos);
   const SearchStep* fail = StepAt(r, r.lowest_fail);
   const std::string why = fail ? " (" + FailReason(fail->verdict) + ")" : "";
+  if (r.ConfirmationOutcome() == "unconfirmed") {
+    if (r.confirmations.empty())
+      return fmt::format("no rate meeting {} was confirmed: the search did not finish", slos);
+    const ConfirmRound& last = r.confirmations.back();
+    return fmt::format("no rate meeting {} held when run again: {} (the steps' answer){} failed {} confirmation "
+                       "runs together, down to {} ({})",
+                       slos, Rate(r.search_pass),
+                       r.confirmations.size() > 1 ? fmt::format(" and {} lower rates", r.confirmations.size() - 1)
+                                                  : std::string(),
+                       r.confirm_runs, Rate(last.rate), FailReason(last.confirm.verdict));
+  }
   if (r.highest_pass == 0) {
     if (!fail) return fmt::format("no rate meeting {} was found: the search did not finish", slos);
     return fmt::format("no rate meets {}: even the lowest tried, {}, failed{}", slos, Rate(r.lowest_fail), why);
   }
+  const std::string rate = Rate(r.highest_pass) + OfCapacity(r.highest_pass, r.capacity_rate()) + Confirmed(r);
   if (r.lowest_fail == 0 && r.sweep)
-    return fmt::format("highest rate meeting {}: at least {}, the highest rate swept; none failed", slos,
-                       Rate(r.highest_pass));
+    return fmt::format("highest rate meeting {}: at least {}, the highest rate swept; none failed", slos, rate);
   if (r.lowest_fail == 0)
-    return fmt::format("highest rate meeting {}: at least {}, the top of the search ({}); none failed", slos,
-                       Rate(r.highest_pass), r.top_source);
-  return fmt::format("highest rate meeting {}: {}; {} failed{}", slos, Rate(r.highest_pass), Rate(r.lowest_fail), why);
+    return fmt::format("highest rate meeting {}: at least {}, the top of the search ({}); none failed", slos, rate,
+                       r.top_source);
+  return fmt::format("highest rate meeting {}: {}; {} failed{}", slos, rate, Rate(r.lowest_fail), why);
 }
 
-std::string StepLine(const SearchStep& s) {
+std::string SaturationWarning(const SearchResult& r) {
+  const double cap = r.capacity_rate();
+  if (r.highest_pass == 0 || !(cap > 0) || r.highest_pass <= kNearSaturation * cap) return "";
+  return fmt::format(
+      "warning: {} is {:.0f}% of the closed-loop capacity ({}): an open loop this close to saturation has no steady "
+      "state — its queue wanders, and a longer run or a slower second may miss the goal",
+      Rate(r.highest_pass), 100 * r.highest_pass / cap, Rate(cap));
+}
+
+std::string ConfirmLine(const ConfirmRound& c, int runs) {
+  return fmt::format("{} x {} runs together: {} — {}; 10% above, {}: {} — {}", Rate(c.rate), runs,
+                     Bounds(c.confirm.verdict), c.pass() ? "holds" : "FAILS", Rate(c.above_rate),
+                     Bounds(c.above.verdict), c.above.verdict.pass ? "holds too" : "fails");
+}
+
+std::string StepLine(const SearchStep& s, double capacity) {
   const StepVerdict& v = s.verdict;
-  std::string head = v.target > 0 ? fmt::format("{} target: achieved {}", Rate(v.target), FormatCount(v.achieved))
+  const std::string of = capacity > 0 ? fmt::format(" ({:.0f}% of capacity)", 100 * v.target / capacity) : "";
+  std::string head = v.target > 0 ? fmt::format("{} target{}: achieved {}", Rate(v.target), of, FormatCount(v.achieved))
                                   : fmt::format("closed loop: {}", Rate(v.achieved));
   std::string slos;
   for (const SloCheck& c : v.slos) {
-    std::string label = (c.slo.scope.empty() ? "" : c.slo.scope + " ") + fmt::format("p{}", c.slo.percentile);
-    slos += ", " + FormatWithin(label, c.ci);
+    slos += ", " + FormatWithin(SloLabel(c), c.ci);
   }
   return fmt::format("{}{}, backlog {} at the end{} — {}", head, slos, FormatCount(v.end_backlog),
                      s.stored ? " (stored)" : "", v.pass ? "pass" : "fail");
@@ -116,6 +182,14 @@ std::string StepTable(const SearchResult& r) {
   };
   if (r.capacity) out += row("closed loop", r.capacity->verdict, "(capacity)");
   for (const SearchStep* s : rows) out += row(FormatCount(s->verdict.target), s->verdict, Verdict(s->verdict));
+  // Confirmation rounds, in the order run: each set of runs judged together.
+  for (const ConfirmRound& c : r.confirmations) {
+    const std::string runs = fmt::format(" x{}", r.confirm_runs);
+    out += row(FormatCount(c.rate) + runs, c.confirm.verdict,
+               "confirm: " + (c.pass() ? std::string("holds") : "FAILS (" + FailReason(c.confirm.verdict) + ")"));
+    out += row(FormatCount(c.above_rate) + runs, c.above.verdict,
+               "10% above: " + (c.above.verdict.pass ? std::string("holds too") : "fails"));
+  }
   return out;
 }
 
@@ -125,7 +199,16 @@ nlohmann::json SearchJson(const SearchResult& r, const std::vector<std::string>&
   for (const Slo& s : r.slos)
     slos.push_back({{"text", s.text}, {"scope", s.scope}, {"percentile", s.percentile}, {"goal_ns", s.goal_ns}});
   nlohmann::json steps = nlohmann::json::array();
-  for (const SearchStep& s : r.steps) steps.push_back(StepJson(s));
+  const double cap = r.capacity_rate();
+  for (const SearchStep& s : r.steps) steps.push_back(StepJson(s, cap));
+  nlohmann::json rounds = nlohmann::json::array();
+  for (const ConfirmRound& c : r.confirmations)
+    rounds.push_back({{"rate", c.rate},
+                      {"above_rate", c.above_rate},
+                      {"confirm", StepJson(c.confirm, cap)},
+                      {"above", StepJson(c.above, cap)},
+                      {"pass", c.pass()}});
+  const std::string warning = SaturationWarning(r);
   auto rate_or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
   return {{"schema", kSearchSchema},
           {"tool", ToolJson()},
@@ -139,11 +222,20 @@ nlohmann::json SearchJson(const SearchResult& r, const std::vector<std::string>&
           {"step_duration_s", r.step_duration_s},
           {"top_ops_per_sec", r.top},
           {"top_source", r.top_source},
-          {"capacity", r.capacity ? StepJson(*r.capacity) : nlohmann::json(nullptr)},
+          {"capacity", r.capacity ? StepJson(*r.capacity, 0) : nlohmann::json(nullptr)},
+          {"capacity_ops_per_sec", rate_or_null(cap)},
           {"outcome", OutcomeName(r.outcome)},
           {"answer", AnswerLine(r)},
           {"highest_passing_rate", rate_or_null(r.highest_pass)},
           {"lowest_failing_rate", rate_or_null(r.lowest_fail)},
+          {"search_highest_passing_rate", rate_or_null(r.search_pass)},
+          {"confirm_runs", r.confirm_runs},
+          {"confirmation", r.ConfirmationOutcome()},
+          {"confirmations", rounds},
+          {"answer_fraction_of_capacity",
+           r.highest_pass > 0 && cap > 0 ? nlohmann::json(r.highest_pass / cap) : nlohmann::json(nullptr)},
+          {"near_saturation", !warning.empty()},
+          {"warning", warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning)},
           {"steps", steps}};
 }
 

@@ -3,15 +3,22 @@
 // "storebench.search/1").
 //
 // Answer sentences (the contract scripts and docs quote):
-//   "highest rate meeting p99 <= 1.00 ms: 84,000 ops/s; 86,000 ops/s failed (p99 1.40 ms ± 0.10)"
+//   "highest rate meeting p99 <= 1.00 ms: 84,000 ops/s (80% of the closed-loop capacity), confirmed by 3 runs
+//    (p99 0.61 ms, bound 0.83 ms; 10% above, 92,400 ops/s: p99 1.40 ms, bound 2.10 ms); 86,000 ops/s failed (…)"
 //   "highest rate meeting …: at least 50,000 ops/s, the top of the search (…)"
 //   "no rate meets …: even the lowest tried, 5,000 ops/s, failed (…)"
+//   "no rate meeting … held when run again: …" (every confirmation round failed)
+// and a warning line when the answer is above 90% of the closed-loop capacity.
 // JSON keys: schema, tool, command, run_args, mode (bisect | sweep), slo[],
 // confidence, precision, repeat, step_duration_s, top_ops_per_sec, top_source,
-// capacity (the closed-loop step, when measured), outcome, answer,
-// highest_passing_rate and lowest_failing_rate (ops/s; null when none), and
-// steps[] in the order run: target/achieved ops/s, p50/p99/p99.9 with their
-// intervals, backlog, keeps_pace, each SLO's check, pass, files, stored.
+// capacity (the closed-loop step), capacity_ops_per_sec, outcome, answer,
+// highest_passing_rate (the confirmed answer) and lowest_failing_rate (ops/s;
+// null when none), search_highest_passing_rate (before confirmation),
+// confirm_runs, confirmation (confirmed | stepped_down | unconfirmed | off),
+// confirmations[] (rounds: rate, above_rate, confirm and above steps, pass),
+// answer_fraction_of_capacity, near_saturation, warning, and steps[] in the
+// order run: target/achieved ops/s, fraction_of_capacity, p50/p99/p99.9 with
+// their intervals, backlog, keeps_pace, each SLO's check, pass, files, stored.
 // Thread-safety: pure functions over values.
 #pragma once
 
@@ -33,6 +40,16 @@ struct SearchStep {
   bool stored = false;             // reused from an earlier search, not run again
 };
 
+// One round of confirmation: runs at `rate` interleaved with runs 10% above it.
+struct ConfirmRound {
+  double rate = 0, above_rate = 0;
+  SearchStep confirm, above;  // each set of runs judged together (RunsPercentileBound)
+  bool pass() const { return confirm.verdict.pass; }
+};
+
+// A rate above this fraction of the closed-loop capacity has no steady state to report.
+inline constexpr double kNearSaturation = 0.9;
+
 struct SearchResult {
   std::vector<Slo> slos;
   double confidence = 0.95;
@@ -45,15 +62,26 @@ struct SearchResult {
   std::optional<SearchStep> capacity; // the closed-loop step, when measured
   std::vector<SearchStep> steps;      // open-loop steps in the order run
   job::RateSearch::Outcome outcome = job::RateSearch::Outcome::kRunning;
-  double highest_pass = 0, lowest_fail = 0;
+  double highest_pass = 0, lowest_fail = 0;  // highest_pass: the confirmed answer
+  double search_pass = 0;                    // the steps' highest pass, before confirmation
+  int confirm_runs = 0;                      // per rate per round; 0 = no confirmation
+  std::vector<ConfirmRound> confirmations;
+  double capacity_rate() const { return capacity ? capacity->verdict.achieved : 0; }
+  // "confirmed", "stepped_down", "unconfirmed" (no round held), "off" (--confirm 0), "" (not reached).
+  std::string ConfirmationOutcome() const;
 };
 
 // The SLOs joined: "p99 <= 1.00 ms and read: p99.9 <= 5.00 ms".
 std::string SloList(const std::vector<Slo>& slos);
 // The answer in one line (no newline).
 std::string AnswerLine(const SearchResult& result);
-// One line for a finished step: "40,000 ops/s: achieved 39,998, p99 … ± …, backlog 0 — pass".
-std::string StepLine(const SearchStep& step);
+// The warning for an answer above kNearSaturation of the capacity; empty when none.
+std::string SaturationWarning(const SearchResult& result);
+// One line for a finished step: "40,000 ops/s target (81% of capacity): achieved 39,998, p99 … ± …, backlog 0 — pass";
+// the fraction only when `capacity` > 0.
+std::string StepLine(const SearchStep& step, double capacity = 0);
+// One line for a confirmation round.
+std::string ConfirmLine(const ConfirmRound& round, int runs);
 // Every step, by rate: rate, achieved, p50/p99/p99.9 with intervals, backlog, verdict (ends with a newline).
 std::string StepTable(const SearchResult& result);
 nlohmann::json SearchJson(const SearchResult& result, const std::vector<std::string>& command,

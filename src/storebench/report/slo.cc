@@ -141,7 +141,8 @@ StatusOr<StepVerdict> JudgeStep(const StepInput& step, const std::vector<Slo>& s
   }
   v.achieved = elapsed > 0 ? load_ops / elapsed : 0;
   auto interval = [&](const LatencyRuns& runs, double p) -> StatusOr<PercentileInterval> {
-    return BootstrapPercentile(runs, p, confidence, seed);
+    return step.across_runs ? RunsPercentileBound(runs, p, confidence, seed)
+                            : BootstrapPercentile(runs, p, confidence, seed);
   };
   for (auto [p, out] : {std::pair{50.0, &v.p50}, std::pair{99.0, &v.p99}, std::pair{99.9, &v.p999}}) {
     auto ci = interval(all, p);

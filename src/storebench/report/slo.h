@@ -7,8 +7,8 @@
 //   * every SLO holds with the stated confidence: the one-sided bootstrap
 //     upper bound of the percentile (report/stats.h, BootstrapPercentile:
 //     whole runs resampled when repeated, else single ops from the exact
-//     histogram) is at most the goal; a percentile merely observed below the
-//     goal is not enough, and
+//     histogram; RunsPercentileBound for confirmation runs) is at most the
+//     goal; a percentile merely observed below the goal is not enough, and
 //   * the store kept pace: in each run the loaded groups completed the
 //     arrivals within max(1 % of them, the in-flight slots), and the backlog
 //     at the end is within the same allowance (a growing queue fails even when
@@ -45,6 +45,9 @@ struct StepInput {
   std::vector<nlohmann::json> runs;        // run documents, one per repeat
   std::vector<std::string> load_groups;    // the groups the rate applies to
   int slots = 0;                           // in-flight ops the loaded groups can hold
+  // Judge the runs together with RunsPercentileBound (a search's confirmation
+  // runs: their spread counts) instead of BootstrapPercentile.
+  bool across_runs = false;
 };
 
 struct SloCheck {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "storebench/measure/histogram.h"
+#include "storebench/report/search_report.h"
 
 namespace storebench::report {
 namespace {
@@ -87,6 +88,122 @@ TEST(Slo, AStepPassesWhenTheBoundIsWithinTheGoalAndItKeptPace) {
   EXPECT_NE(bad.status().message().find("'write' is neither an op kind nor a class of this run (read)"),
             std::string::npos)
       << bad.status().message();
+}
+
+// Confirmation runs are judged together: one of three runs whose p99 is 4x
+// the others' spreads the bound over the goal although the pooled p99 is
+// within it; three runs that agree pass.
+TEST(Slo, ConfirmationRunsAreJudgedTogetherAndTheirSpreadCounts) {
+  auto goal = ParseSlo("p99<=1ms");
+  ASSERT_TRUE(goal.ok());
+  StepInput agree{10'000, {RunDoc(10'000, 600'000, 1.0, 0), RunDoc(10'000, 610'000, 1.0, 0),
+                           RunDoc(10'000, 620'000, 1.0, 0)},
+                  {"main"}, 1};
+  agree.across_runs = true;
+  auto v = JudgeStep(agree, {*goal}, 0.95, 1);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_TRUE(v->slos[0].ci.resampled_runs);
+  EXPECT_TRUE(v->pass) << v->slos[0].ci.upper;
+  StepInput spread = agree;
+  spread.runs[2] = RunDoc(10'000, 2'400'000, 1.0, 0);
+  v = JudgeStep(spread, {*goal}, 0.95, 1);
+  ASSERT_TRUE(v.ok());
+  EXPECT_LE(v->slos[0].ci.value, 1e6);  // pooled: 1 % of 30,000 ops lies at 0.6 ms
+  EXPECT_GT(v->slos[0].ci.upper, 1e6);
+  EXPECT_FALSE(v->pass);
+}
+
+SearchStep StepOf(double rate, uint64_t tail_ns, int runs, bool across) {
+  StepInput in{rate, {}, {"main"}, 1};
+  for (int i = 0; i < runs; ++i) in.runs.push_back(RunDoc(static_cast<uint64_t>(rate), tail_ns, 1.0, 0));
+  in.across_runs = across;
+  SearchStep s;
+  s.verdict = *JudgeStep(in, {*ParseSlo("p99<=1ms")}, 0.95, 1);
+  return s;
+}
+
+SearchResult Searched() {
+  SearchResult r;
+  r.slos = {*ParseSlo("p99<=1ms")};
+  r.capacity = StepOf(20'000, 200'000, 1, false);
+  r.capacity->verdict.target = 0;
+  r.steps = {StepOf(16'000, 600'000, 1, false), StepOf(17'000, 3'000'000, 1, false)};
+  r.outcome = job::RateSearch::Outcome::kBracketed;
+  r.search_pass = 16'000;
+  r.lowest_fail = 17'000;
+  r.confirm_runs = 3;
+  return r;
+}
+
+TEST(SearchReport, TheAnswerSaysHowItWasConfirmed) {
+  SearchResult r = Searched();
+  r.confirmations.push_back({16'000, 17'600, StepOf(16'000, 600'000, 3, true), StepOf(17'600, 3'000'000, 3, true)});
+  ASSERT_TRUE(r.confirmations[0].pass());
+  r.highest_pass = 16'000;
+  EXPECT_EQ(r.ConfirmationOutcome(), "confirmed");
+  const std::string a = AnswerLine(r);
+  EXPECT_EQ(a.rfind("highest rate meeting p99 <= 1.00 ms: 16,000 ops/s (80% of the closed-loop capacity), confirmed "
+                    "by 3 runs (p99 ",
+                    0),
+            0u)
+      << a;
+  EXPECT_NE(a.find("; 10% above, 17,600 ops/s: p99 3.00 ms"), std::string::npos) << a;
+  EXPECT_NE(a.find("; 17,000 ops/s failed (p99 "), std::string::npos) << a;
+  EXPECT_EQ(SaturationWarning(r), "");
+  auto j = SearchJson(r, {"storebench", "search"}, {});
+  EXPECT_EQ(j["confirmation"], "confirmed");
+  EXPECT_EQ(j["highest_passing_rate"], 16'000);
+  EXPECT_EQ(j["search_highest_passing_rate"], 16'000);
+  EXPECT_EQ(j["confirm_runs"], 3);
+  ASSERT_EQ(j["confirmations"].size(), 1u);
+  EXPECT_EQ(j["confirmations"][0]["above_rate"], 17'600);
+  EXPECT_EQ(j["confirmations"][0]["confirm"]["repeats"], 3);
+  EXPECT_TRUE(j["confirmations"][0]["pass"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["answer_fraction_of_capacity"].get<double>(), 0.8);
+  EXPECT_FALSE(j["near_saturation"].get<bool>());
+  EXPECT_TRUE(j["warning"].is_null());
+  EXPECT_DOUBLE_EQ(j["steps"][0]["fraction_of_capacity"].get<double>(), 0.8);
+  EXPECT_NE(StepTable(r).find("confirm: holds"), std::string::npos) << StepTable(r);
+
+  // A rate that did not hold steps down; the answer names the one that failed.
+  SearchResult down = Searched();
+  down.confirmations.push_back(
+      {16'000, 17'600, StepOf(16'000, 3'000'000, 3, true), StepOf(17'600, 3'000'000, 3, true)});
+  down.confirmations.push_back(
+      {14'545, 16'000, StepOf(14'545, 600'000, 3, true), StepOf(16'000, 3'000'000, 3, true)});
+  down.highest_pass = 14'545;
+  EXPECT_EQ(down.ConfirmationOutcome(), "stepped_down");
+  EXPECT_NE(AnswerLine(down).find("after 16,000 ops/s failed to hold when run again"), std::string::npos)
+      << AnswerLine(down);
+}
+
+TEST(SearchReport, NoRateThatHeldIsNoAnswerAndNearSaturationIsWarned) {
+  SearchResult r = Searched();
+  r.confirmations.push_back({16'000, 17'600, StepOf(16'000, 3'000'000, 3, true), StepOf(17'600, 3'000'000, 3, true)});
+  EXPECT_EQ(r.ConfirmationOutcome(), "unconfirmed");
+  EXPECT_EQ(AnswerLine(r).rfind("no rate meeting p99 <= 1.00 ms held when run again: 16,000 ops/s (the steps' "
+                                "answer) failed 3 confirmation runs together, down to 16,000 ops/s (p99 ",
+                                0),
+            0u)
+      << AnswerLine(r);
+  EXPECT_TRUE(SearchJson(r, {}, {})["highest_passing_rate"].is_null());
+
+  SearchResult near = Searched();
+  near.search_pass = near.highest_pass = 19'000;
+  near.confirmations.push_back({19'000, 20'900, StepOf(19'000, 600'000, 3, true), StepOf(20'900, 600'000, 3, true)});
+  EXPECT_EQ(SaturationWarning(near),
+            "warning: 19,000 ops/s is 95% of the closed-loop capacity (20,000 ops/s): an open loop this close to "
+            "saturation has no steady state — its queue wanders, and a longer run or a slower second may miss the "
+            "goal");
+  EXPECT_TRUE(SearchJson(near, {}, {})["near_saturation"].get<bool>());
+
+  SearchResult off = Searched();
+  off.confirm_runs = 0;
+  off.highest_pass = 16'000;
+  EXPECT_EQ(off.ConfirmationOutcome(), "off");
+  EXPECT_NE(AnswerLine(off).find("16,000 ops/s (80% of the closed-loop capacity), unconfirmed (--confirm 0)"),
+            std::string::npos)
+      << AnswerLine(off);
 }
 
 }  // namespace
