@@ -8,7 +8,9 @@
 // the re-runs, with --wait sleep: a real-time worker that spins through its
 // gaps (adaptive waiting, when the measured wake-up latency is long) is
 // stopped 50 ms in every second by the kernel's real-time throttling, a tail
-// this test is not about. Label slow: about two minutes.
+// this test is not about. Labels slow (about 90 s) and serial: another
+// test's real-time threads beside it (search_test's) once pushed a re-run's
+// p99 to 36.9 ms through the same throttling.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -52,7 +54,9 @@ TEST_F(SearchRerun, TheAnswerHoldsAcrossFiveRerunsWhenCapacityDropsOneSecondInFi
     const double p99 = d["latency"]["response"]["p99_ns"].get<double>();
     std::printf("re-run %d at %.0f ops/s: p99 %.3f ms, sustained %s\n", i, answer, p99 / 1e6,
                 d["schedule"]["sustained"].dump().c_str());
-    EXPECT_LE(p99, 10e6) << "re-run " << i << " at " << answer << " ops/s: p99 " << p99 / 1e6 << " ms\n" << o.out;
+    EXPECT_LE(p99, 10e6) << "re-run " << i << " at " << answer << " ops/s: p99 " << p99 / 1e6 << " ms; platform "
+                         << d["platform"].dump() << "\n"
+                         << o.out;
     EXPECT_TRUE(d["schedule"]["sustained"].get<bool>()) << "re-run " << i << ": " << d["schedule"].dump();
   }
 }

@@ -251,7 +251,8 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   const WakeupLatency wakeup = MeasureWakeupLatency(clock);
   result.wakeup_latency_ns = wakeup.p50_ns;
   result.wakeup_latency_p99_ns = wakeup.p99_ns;
-  timing.wait = WaitPolicyFor(config.wait, wakeup.p99_ns, static_cast<size_t>(n) < cpus_for_workers);
+  timing.wait =
+      WaitPolicyFor(config.wait, wakeup.p99_ns, static_cast<size_t>(n) < cpus_for_workers, RunsRealtime());
   result.spin_ns = timing.wait.floor_ns;
   result.wait_yields = timing.wait.yield;
 

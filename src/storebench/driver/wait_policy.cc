@@ -8,7 +8,12 @@
 
 namespace storebench::driver {
 
-WaitPolicy WaitPolicyFor(WaitMode mode, uint64_t tail_ns, bool cpus_left) {
+bool RunsRealtime() {
+  const int policy = sched_getscheduler(0);
+  return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+WaitPolicy WaitPolicyFor(WaitMode mode, uint64_t tail_ns, bool cpus_left, bool realtime) {
   constexpr uint64_t kCapNs = 2'000'000;   // beyond this the lateness is a hiccup, not a wake-up
   constexpr uint64_t kFloorNs = 20'000;
   switch (mode) {
@@ -20,6 +25,7 @@ WaitPolicy WaitPolicyFor(WaitMode mode, uint64_t tail_ns, bool cpus_left) {
       break;
   }
   const uint64_t floor = std::clamp<uint64_t>(tail_ns, kFloorNs, kCapNs);
+  if (realtime) return {floor, floor, false, !cpus_left};
   return {floor, kCapNs, true, !cpus_left};
 }
 

@@ -19,6 +19,12 @@ TEST(WaitPolicy, AdaptiveStaysAwakeForTheMeasuredTailAndYieldsWithoutAFreeCpu) {
   EXPECT_EQ(WaitPolicyFor(WaitMode::kAdaptive, 50'000'000, true).floor_ns, 2'000'000u);
   EXPECT_EQ(WaitPolicyFor(WaitMode::kSleep, 700'000, false).floor_ns, 0u);
   EXPECT_EQ(WaitPolicyFor(WaitMode::kSpin, 700'000, false).floor_ns, 60'000u);
+  // Real-time: the window stays at the measured tail (widening it feeds the RT throttle).
+  const WaitPolicy rt = WaitPolicyFor(WaitMode::kAdaptive, 60'000, true, true);
+  EXPECT_EQ(rt.floor_ns, 60'000u);
+  EXPECT_EQ(rt.cap_ns, 60'000u);
+  EXPECT_FALSE(rt.adapt);
+  EXPECT_EQ(WaitPolicyFor(WaitMode::kSleep, 60'000, true, true).floor_ns, 0u);
 }
 
 // Awake, a waiter returns at the deadline, never before it, yielding or not.

@@ -132,6 +132,10 @@ std::string AnswerLine(const SearchResult& r) {
     return fmt::format("no rate meets {}: even the lowest tried, {}, failed{}", slos, Rate(r.lowest_fail), why);
   }
   const std::string rate = Rate(r.highest_pass) + OfCapacity(r.highest_pass, r.capacity_rate()) + Confirmed(r);
+  // Stepped down: a higher rate failed when run again, so "at least … none failed" would not be true.
+  if (r.ConfirmationOutcome() == "stepped_down")
+    return fmt::format("highest rate meeting {}: {}{}", slos, rate,
+                       r.lowest_fail > 0 ? fmt::format("; {} failed{}", Rate(r.lowest_fail), why) : std::string());
   if (r.lowest_fail == 0 && r.sweep)
     return fmt::format("highest rate meeting {}: at least {}, the highest rate swept; none failed", slos, rate);
   if (r.lowest_fail == 0)

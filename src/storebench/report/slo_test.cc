@@ -175,6 +175,12 @@ TEST(SearchReport, TheAnswerSaysHowItWasConfirmed) {
   EXPECT_EQ(down.ConfirmationOutcome(), "stepped_down");
   EXPECT_NE(AnswerLine(down).find("after 16,000 ops/s failed to hold when run again"), std::string::npos)
       << AnswerLine(down);
+  EXPECT_NE(AnswerLine(down).find("when run again; 17,000 ops/s failed (p99 "), std::string::npos) << AnswerLine(down);
+  // A stepped-down sweep or top is no longer "at least … none failed".
+  down.lowest_fail = 0;
+  down.sweep = true;
+  EXPECT_EQ(AnswerLine(down).find("none failed"), std::string::npos) << AnswerLine(down);
+  EXPECT_EQ(AnswerLine(down).find("at least"), std::string::npos) << AnswerLine(down);
 }
 
 TEST(SearchReport, NoRateThatHeldIsNoAnswerAndNearSaturationIsWarned) {
