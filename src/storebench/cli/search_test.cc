@@ -222,7 +222,10 @@ TEST_F(Search, AnInterruptedSearchResumesWithoutRepeatingStoredSteps) {
   ASSERT_FALSE(stored.empty()) << first.out << first.err;
 
   Outcome second = Run(cmd);
-  ASSERT_EQ(second.code, 0) << second.out << second.err;
+  // 0, or 1 when no rate held in confirmation (400 ms runs near the capacity on a loaded machine may keep
+  // falling behind): what is checked here is that a rerun reuses every stored run and judges it alike.
+  ASSERT_TRUE(second.code == 0 || (second.code == 1 && Doc()["confirmation"] == "unconfirmed"))
+      << second.code << second.out << second.err;
   for (const auto& [name, when] : stored) EXPECT_EQ(fs::last_write_time(out / name), when) << name << " was run again";
   const size_t stored_lines = [&] {
     size_t n = 0;
@@ -234,7 +237,7 @@ TEST_F(Search, AnInterruptedSearchResumesWithoutRepeatingStoredSteps) {
 
   // A third run reuses every step and judges them exactly as before.
   Outcome third = Run(cmd);
-  ASSERT_EQ(third.code, 0) << third.err;
+  ASSERT_EQ(third.code, second.code) << third.err;
   EXPECT_EQ(Doc()["answer"], answer);
   const nlohmann::json doc = Doc();  // kept alive: the loop below iterates into it
   for (const auto& s : doc["steps"]) EXPECT_TRUE(s["stored"].get<bool>());
