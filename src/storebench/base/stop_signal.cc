@@ -67,6 +67,8 @@ void WatchStopSignals(std::atomic<bool>* stop, bool with_sigusr1) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   const pid_t driver_tid = static_cast<pid_t>(syscall(SYS_gettid));
   std::thread([set, stop, driver_tid] {
+    // "sb:" marks the client's own threads (driver/cpu_account.h counts their CPU as the client's).
+    (void)pthread_setname_np(pthread_self(), "sb:signals");
     g_real_time.store(RaiseToLowestRealTime(0), std::memory_order_relaxed);
     Watch(set, stop, driver_tid);
   }).detach();

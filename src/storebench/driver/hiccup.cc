@@ -1,5 +1,6 @@
 #include "storebench/driver/hiccup.h"
 
+#include "storebench/driver/cpu_account.h"
 #include "storebench/driver/threads.h"
 #include "storebench/measure/wait.h"
 
@@ -22,6 +23,7 @@ void HiccupMeter::Stop() {
 }
 
 void HiccupMeter::Loop(std::vector<int> cpus) {
+  NameClientThread("hiccup");
   (void)PinCurrentThread(cpus);
   const measure::Clock& clock = measure::Clock::Default();
   uint64_t intended = clock.NowNs() + period_ns_;

@@ -74,6 +74,7 @@ void FoldInto(IntervalStats* a, const IntervalStats& b) {
   a->runqueue_wait_ns += b.runqueue_wait_ns;
   a->hiccup_max_ns = std::max(a->hiccup_max_ns, b.hiccup_max_ns);
   a->hiccup_p99_ns = std::max(a->hiccup_p99_ns, b.hiccup_p99_ns);
+  a->cpu.Add(b.cpu);
 }
 
 // The ideal client's totals and per-interval figures into `r`: groups merged;
@@ -425,6 +426,16 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     return sum;
   };
   (void)runqueue_delta();
+  // Who holds the CPU meanwhile: the workers, this thread and the "sb:" threads, the engine's, the machine's.
+  std::vector<CpuAccount::Worker> worker_tids;
+  std::vector<internal::WorkerProgress*> accounted;  // by CpuAccount's worker index
+  for (auto& p : progress_state)
+    if (const pid_t tid = p->tid.load(std::memory_order_relaxed)) {
+      worker_tids.push_back({tid, &p->cpu_at_end_ns});
+      accounted.push_back(p.get());
+    }
+  CpuAccount cpu_account(std::move(worker_tids), {CurrentTid()}, config.cpus);
+  cpu_account.Begin(clock.NowNs());
   for (auto& p : progress_state) p->max_lag_ns.store(0), p->max_backlog.store(0);
 
   // Kinds of closed-loop groups record service time only (response = service).
@@ -529,6 +540,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     st.max_backlog = std::max(st.backlog, seen_backlog);
     st.max_lag_ns = std::max({st.max_lag_ns, st.lag_ns, interval.start_lag().count() ? interval.start_lag().max() : 0});
     st.runqueue_wait_ns = runqueue_delta();
+    st.cpu = cpu_account.Take(now);
     if (hiccup_period) {
       const measure::Histogram h = hiccups.TakeInterval();
       st.hiccup_p99_ns = h.count() ? h.ValueAtPercentile(99) : 0;
@@ -559,6 +571,12 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     while (!ended() && clock.NowNs() < target) {
       measure::SleepUntil(clock, std::min(target, clock.NowNs() + 20'000'000));
       feed_ideal(false);
+      const uint64_t slot_end = clock.NowNs();
+      cpu_account.Slot(slot_end, [&](size_t i) {
+        internal::WorkerProgress& p = *accounted[i];
+        const bool started_behind = p.behind.exchange(false, std::memory_order_relaxed);
+        return started_behind || p.next_intended_ns.load(std::memory_order_relaxed) < slot_end;
+      });
     }
     if (stonewall && stonewall->load() && !halt.load()) {
       result.stonewalled = true;
@@ -639,6 +657,23 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   // The workers' own CPU time (cpu.* is the whole process's: reporter, meter, set-up).
   result.metrics.Counter({"workers", "cpu_ns"}, worker_cpu, measure::Unit::kNanoseconds);
   result.metrics.Gauge({"workers", "threads"}, n, measure::Unit::kCount, measure::MergeRule::kSum);
+  result.metrics.Gauge({"workers", "cpus"}, static_cast<double>(cpus_for_workers), measure::Unit::kCount,
+                       measure::MergeRule::kSum);
+  {
+    CpuHeld held;
+    for (const IntervalStats& st : result.intervals) held.Add(st.cpu);
+    for (const auto& [name, ns] : {std::pair<const char*, uint64_t>{"workers_ns", held.workers_ns},
+                                   {"engine_ns", held.engine_ns},
+                                   {"client_ns", held.client_ns},
+                                   {"others_ns", held.others_ns},
+                                   {"steal_ns", held.steal_ns},
+                                   {"capacity_ns", held.capacity_ns},
+                                   {"backlogged_ns", held.backlogged_ns},
+                                   {"backlogged_runqueue_ns", held.backlogged_runqueue_ns}})
+      result.metrics.Counter({"platform", "cpu_held", name}, ns, measure::Unit::kNanoseconds);
+    for (const auto& [name, ns] : held.engine_threads)
+      result.metrics.Counter({"platform", "cpu_held", "engine_threads", name}, ns, measure::Unit::kNanoseconds);
+  }
   if (result.open_loop) {
     // The wait policy at work: sleeps before an arrival, those that woke later
     // than the spin window then was, and the widest window a worker reached.

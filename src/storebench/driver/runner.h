@@ -22,6 +22,7 @@
 
 #include "storebench/backend/backend.h"
 #include "storebench/driver/config.h"
+#include "storebench/driver/cpu_account.h"
 #include "storebench/measure/metrics.h"
 #include "storebench/measure/sample.h"
 
@@ -46,6 +47,7 @@ struct IntervalStats {
   uint64_t max_lag_ns = 0;
   uint64_t runqueue_wait_ns = 0;  // the workers' run-queue wait during the interval (schedstat)
   uint64_t hiccup_p99_ns = 0, hiccup_max_ns = 0;  // the platform hiccup meter's lateness
+  CpuHeld cpu;  // who held the CPU during the interval (cpu_account.h)
   std::vector<uint64_t> group_ops;  // ops per worker group
   double offered_ops_per_sec = 0;   // open loop: the arrivals the schedule asked for in the interval, per second
   // Open loop, by arrival: the ops due in this interval (intended start in

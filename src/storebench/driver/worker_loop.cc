@@ -39,8 +39,9 @@ class Loop {
     while (inflight_ && clock_.NowNs() < deadline) Reap(1);
     a_.progress->unfinished.store(inflight_, std::memory_order_relaxed);
     if (a_.log) a_.log->SetPending(UINT64_MAX);
+    const ThreadSched end = OwnThreadSched();
+    a_.progress->cpu_at_end_ns.store(end.cpu_ns, std::memory_order_relaxed);
     if (measuring_) {
-      const ThreadSched end = OwnThreadSched();
       a_.progress->runqueue_wait_ns.store(end.runqueue_wait_ns - sched_at_start_.runqueue_wait_ns,
                                           std::memory_order_relaxed);
       a_.progress->involuntary_switches.store(end.involuntary_switches - sched_at_start_.involuntary_switches,
@@ -245,6 +246,7 @@ class Loop {
     (void)rel;
     const uint64_t backlog = due > static_cast<double>(index + 1) ? static_cast<uint64_t>(due) - index - 1 : 0;
     if (backlog > p.max_backlog.load(std::memory_order_relaxed)) p.max_backlog.store(backlog, std::memory_order_relaxed);
+    if (backlog && !p.behind.load(std::memory_order_relaxed)) p.behind.store(true, std::memory_order_relaxed);
   }
 
   bool Stopping() const {

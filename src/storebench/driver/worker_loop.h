@@ -38,12 +38,18 @@ struct alignas(64) WorkerProgress {
   // last took them (it resets them to 0 each interval).
   std::atomic<uint64_t> max_lag_ns{0};
   std::atomic<uint64_t> max_backlog{0};
+  // Set when an op starts behind arrivals already due; the reporter clears it
+  // at each of its wake-ups (CpuAccount::Slot).
+  std::atomic<bool> behind{false};
   std::atomic<int> tid{0};
   // Over the measured window, set when the worker ends: its run-queue wait,
   // involuntary switches and time on a CPU.
   std::atomic<uint64_t> runqueue_wait_ns{0};
   std::atomic<uint64_t> involuntary_switches{0};
   std::atomic<uint64_t> cpu_ns{0};
+  // Its time on a CPU since the thread began, when it ended (the reporter's
+  // last CPU account reads it after the thread is gone: cpu_account.h).
+  std::atomic<uint64_t> cpu_at_end_ns{0};
   std::atomic<uint64_t> sleeps{0}, late_sleeps{0}, max_spin_window_ns{0};  // the wait policy, set at the end
   std::atomic<uint64_t> finished_ns{0};  // Clock ns when its loop ended (after its last op completed)
   std::atomic<bool> done{false};

@@ -1,5 +1,6 @@
 #include "storebench/job/result_codec.h"
 
+#include <map>
 #include <fmt/format.h>
 
 namespace storebench::job {
@@ -64,6 +65,28 @@ StatusOr<MetricSet> DecodeMetrics(const nlohmann::json& j) {
   return set;
 }
 
+nlohmann::json EncodeCpuHeld(const driver::CpuHeld& c) {
+  return {{"workers_ns", c.workers_ns}, {"engine_ns", c.engine_ns}, {"client_ns", c.client_ns},
+          {"others_ns", c.others_ns},   {"steal_ns", c.steal_ns},   {"capacity_ns", c.capacity_ns},
+          {"backlogged_ns", c.backlogged_ns}, {"backlogged_runqueue_ns", c.backlogged_runqueue_ns},
+          {"engine_threads", c.engine_threads}};
+}
+
+driver::CpuHeld DecodeCpuHeld(const nlohmann::json& j) {
+  driver::CpuHeld c;
+  if (!j.is_object()) return c;
+  c.workers_ns = j.value("workers_ns", uint64_t{0});
+  c.engine_ns = j.value("engine_ns", uint64_t{0});
+  c.client_ns = j.value("client_ns", uint64_t{0});
+  c.others_ns = j.value("others_ns", uint64_t{0});
+  c.steal_ns = j.value("steal_ns", uint64_t{0});
+  c.capacity_ns = j.value("capacity_ns", uint64_t{0});
+  c.backlogged_ns = j.value("backlogged_ns", uint64_t{0});
+  c.backlogged_runqueue_ns = j.value("backlogged_runqueue_ns", uint64_t{0});
+  if (j.contains("engine_threads")) c.engine_threads = j.at("engine_threads").get<std::map<std::string, uint64_t>>();
+  return c;
+}
+
 nlohmann::json EncodeRunResult(const driver::RunResult& r) {
   nlohmann::json kinds = nlohmann::json::array();
   for (const measure::KindSample& k : r.total->kinds())
@@ -82,6 +105,7 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
                          {"offered_ops_per_sec", st.offered_ops_per_sec},
                          {"response", st.response_histogram},
                          {"service", st.service_histogram},
+                         {"cpu", EncodeCpuHeld(st.cpu)},
                          {"backend", EncodeMetrics(st.backend)}});
   return {{"kinds", r.layout.kinds},
           {"outcomes", r.layout.outcomes},
@@ -143,6 +167,7 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
       st.lag_ns = i.at("lag_ns").get<uint64_t>();
       st.group_ops = i.at("group_ops").get<std::vector<uint64_t>>();
       st.offered_ops_per_sec = i.value("offered_ops_per_sec", 0.0);
+      if (i.contains("cpu")) st.cpu = DecodeCpuHeld(i.at("cpu"));
       st.response_histogram = i.at("response").get<std::string>();
       st.service_histogram = i.at("service").get<std::string>();
       auto resp = Histogram::Decode(st.response_histogram);
@@ -202,6 +227,7 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
     a.backlog += b.backlog;
     a.offered_ops_per_sec += b.offered_ops_per_sec;
     a.lag_ns = std::max(a.lag_ns, b.lag_ns);
+    a.cpu.Add(b.cpu);
     if (a.group_ops.size() < b.group_ops.size()) a.group_ops.resize(b.group_ops.size());
     for (size_t g = 0; g < b.group_ops.size(); ++g) a.group_ops[g] += b.group_ops[g];
     STOREBENCH_RETURN_IF_ERROR(MergeEncoded(&a.response_histogram, b.response_histogram));

@@ -17,6 +17,10 @@ namespace storebench::job {
 nlohmann::json EncodeMetrics(const measure::MetricSet& set);
 StatusOr<measure::MetricSet> DecodeMetrics(const nlohmann::json& j);
 
+// Who held the CPU (driver/cpu_account.h), as the result JSON and the MPI
+// merge carry it: one encoding for both.
+nlohmann::json EncodeCpuHeld(const driver::CpuHeld& c);
+driver::CpuHeld DecodeCpuHeld(const nlohmann::json& j);
 nlohmann::json EncodeRunResult(const driver::RunResult& r);
 StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j);
 
