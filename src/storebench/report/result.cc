@@ -8,6 +8,8 @@
 
 #include "storebench/base/build_info.h"
 #include "storebench/base/units.h"
+#include "storebench/job/result_codec.h"
+#include "storebench/report/causes.h"
 #include "storebench/report/metrics_json.h"
 
 namespace storebench::report {
@@ -22,6 +24,12 @@ nlohmann::json OutcomesJson(const measure::RecorderLayout& layout, const std::ve
   nlohmann::json o = nlohmann::json::object();
   for (size_t i = 0; i < counts.size(); ++i) o[layout.outcomes[i]] = counts[i];
   return o;
+}
+
+nlohmann::json TailCausesJson(const TailCauses& t) {
+  return {{"observed_ns", t.observed_ns}, {"ideal_ns", t.ideal_ns}, {"cpu_wait", t.cpu_wait},
+          {"queueing", t.queueing},       {"engine", t.engine},     {"client", t.client},
+          {"platform", t.platform},       {"largest", t.largest()}};
 }
 
 std::string IsoNow() {
@@ -104,6 +112,15 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
     doc["latency"]["client_added"] = {{"p50_ns", added.p50}, {"p99_ns", added.p99}, {"p999_ns", added.p999},
                                       {"max_ns", added.max}};
   }
+  if (const RunCauses causes = CausesOf(r); causes.p99.known) {
+    doc["causes"] = {{"definition",
+                      "shares of the open loop's response tail: queueing = (1 - cpu_wait) * min(ideal, observed) / "
+                      "observed (the ideal client's tail over the same ops, less the share cpu_wait of the time the "
+                      "workers had arrivals waiting that they spent on the run queue); the rest split among engine, client and platform by the CPU "
+                      "time each held on the workers' CPUs in the window (platform.cpu_held)"},
+                     {"p99", TailCausesJson(causes.p99)},
+                     {"max", TailCausesJson(causes.max)}};
+  }
   auto value = [&](const char* section, const char* name) {
     return MetricValueJson(r.metrics, *r.metrics.Find({section, name}));
   };
@@ -158,9 +175,12 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
                         {"hiccup_max_ns", st.hiccup_max_ns}};
     if (st.group_ops.size() > 1) i["group_ops"] = st.group_ops;
     if (r.open_loop) i["offered_ops_per_sec"] = st.offered_ops_per_sec;
+    if (!st.cpu.empty()) i["cpu"] = job::EncodeCpuHeld(st.cpu);
     if (st.has_ideal) {
       i["ideal"] = PercentilesJson(st.ideal);
       i["client_added_p99_ns"] = static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99);
+      if (const RunCauses c = IntervalCauses(r, st); c.p99.known)
+        i["causes"] = {{"p99", TailCausesJson(c.p99)}, {"max", TailCausesJson(c.max)}};
     }
     if (!st.backend.empty()) {
       nlohmann::json b = nlohmann::json::object();
@@ -172,7 +192,7 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
   doc["intervals"] = intervals;
   static const std::set<std::string> kCoreKeys = {"schema",  "tool",   "command",  "finished_at", "config",
                                                   "environment", "throughput", "totals", "latency", "schedule",
-                                                  "resources", "kinds", "groups", "intervals", "two_phase"};
+                                                  "resources", "kinds", "groups", "intervals", "two_phase", "causes"};
   STOREBENCH_RETURN_IF_ERROR(AddMetricsJson(r.metrics, &doc, kCoreKeys));
   return doc;
 }
@@ -209,7 +229,9 @@ std::string IntervalCsv(const driver::RunResult& r) {
   std::string out =
       "elapsed_s,length_s,ops,ops_per_sec,errors,p50_ns,p99_ns,p999_ns,max_ns,service_p50_ns,service_p99_ns,"
       "backlog,lag_ns,max_backlog,max_lag_ns,runqueue_wait_ns,hiccup_p99_ns,hiccup_max_ns,offered_ops_per_sec,"
-      "ideal_p50_ns,ideal_p99_ns,ideal_max_ns,client_added_p99_ns\n";
+      "ideal_p50_ns,ideal_p99_ns,ideal_max_ns,client_added_p99_ns,workers_cpu_ns,engine_cpu_ns,client_cpu_ns,"
+      "others_cpu_ns,steal_ns,capacity_ns,cpu_wait,p99_queueing,p99_engine,p99_client,p99_platform,p99_largest,max_queueing,"
+      "max_engine,max_client,max_platform,max_largest\n";
   for (const auto& st : r.intervals) {
     out += fmt::format("{:.3f},{:.3f},{},{:.1f},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{},{},{},{},{:.1f},", st.t_s,
                        st.length_s, st.ops, st.ops_per_sec, st.errors, st.response.p50, st.response.p99,
@@ -217,9 +239,18 @@ std::string IntervalCsv(const driver::RunResult& r) {
                        st.max_backlog, st.max_lag_ns, st.runqueue_wait_ns, st.hiccup_p99_ns, st.hiccup_max_ns,
                        st.offered_ops_per_sec);
     // Closed loops and results without the ideal client leave these empty.
-    out += st.has_ideal ? fmt::format("{},{},{},{}\n", st.ideal.p50, st.ideal.p99, st.ideal.max,
+    out += st.has_ideal ? fmt::format("{},{},{},{},", st.ideal.p50, st.ideal.p99, st.ideal.max,
                                       static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99))
-                        : ",,,\n";
+                        : ",,,,";
+    out += st.cpu.empty() ? ",,,,,," : fmt::format("{},{},{},{},{},{},", st.cpu.workers_ns, st.cpu.engine_ns,
+                                                    st.cpu.client_ns, st.cpu.others_ns, st.cpu.steal_ns,
+                                                    st.cpu.capacity_ns);
+    const RunCauses c = IntervalCauses(r, st);
+    auto shares = [](const TailCauses& t) {
+      return fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{}", t.queueing, t.engine, t.client, t.platform, t.largest());
+    };
+    out += c.p99.known ? fmt::format("{:.4f},", c.p99.cpu_wait) + shares(c.p99) + "," + shares(c.max) + "\n"
+                       : ",,,,,,,,,,\n";
   }
   return out;
 }
@@ -330,48 +361,101 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   return s;
 }
 
+namespace {
+
+std::string Pct(double share) { return fmt::format("{:.0f}%", 100 * share); }
+
+std::string SharesText(const TailCauses& t) {
+  return fmt::format("queueing behind the engine {}, engine threads {}, client {}, platform {}", Pct(t.queueing),
+                     Pct(t.engine), Pct(t.client), Pct(t.platform));
+}
+
+// "rocksdb:low 1.31 s, rocksdb:high 220 ms": the engine's busiest thread pools, at most three.
+std::string EngineThreadsText(const driver::CpuHeld& cpu) {
+  std::vector<std::pair<uint64_t, std::string>> by_time;
+  for (const auto& [name, ns] : cpu.engine_threads) by_time.emplace_back(ns, name);
+  std::sort(by_time.rbegin(), by_time.rend());
+  std::string s;
+  for (size_t i = 0; i < by_time.size() && i < 3; ++i)
+    s += fmt::format("{}{} {}", i ? ", " : "", by_time[i].second, FormatDurationNs(static_cast<double>(by_time[i].first)));
+  return s;
+}
+
+// The note: the largest cause of the p99, with its number, and what it means.
+std::string CauseNote(const driver::RunResult& r, const RunCauses& c, const driver::CpuHeld& cpu, double runqueue,
+                      double hiccup_max, uint64_t service99) {
+  const TailCauses& t = c.p99;
+  const std::string largest = t.largest();
+  const std::string p99 = FormatDurationNs(static_cast<double>(t.observed_ns));
+  const std::string ideal = FormatDurationNs(static_cast<double>(t.ideal_ns));
+  const double workers = r.metrics.Value({"workers", "threads"}).value_or(1);
+  const double worker_cpus = r.metrics.Value({"workers", "cpus"}).value_or(workers);
+  std::string s;
+  if (largest == "queueing") {
+    s = fmt::format("the response tail is queueing behind the engine: {} of p99 {} is what an ideal client, with no "
+                    "client in between, also waits (its p99 {}, service p99 {})",
+                    Pct(t.queueing), p99, ideal, FormatDurationNs(static_cast<double>(service99)));
+  } else if (largest == "engine") {
+    s = fmt::format("the response tail is the engine's threads holding the CPU: {} of p99 {} was added while the "
+                    "workers waited {} for a CPU and the engine's threads ran {} ({}); an ideal client has p99 {}",
+                    Pct(t.engine), p99, FormatDurationNs(runqueue), FormatDurationNs(static_cast<double>(cpu.engine_ns)),
+                    EngineThreadsText(cpu), ideal);
+  } else if (largest == "client") {
+    s = fmt::format("the response tail is the client's own: {} of p99 {} was added while its threads held the CPU "
+                    "({}{}); an ideal client has p99 {}",
+                    Pct(t.client), p99, FormatDurationNs(static_cast<double>(cpu.client_ns)),
+                    workers > worker_cpus ? fmt::format(", and {:.0f} workers shared {:.0f} CPUs", workers, worker_cpus)
+                                          : "",
+                    ideal);
+    if (workers >= worker_cpus) s += ". Fewer workers than CPUs, or --cpus, keeps them off the CPUs the rest needs";
+  } else {
+    s = fmt::format("the response tail is the platform's: {} of p99 {} was added while other processes and the kernel "
+                    "held {} of CPU (steal {}) or wake-ups came late (worst hiccup {}); an ideal client has p99 {}",
+                    Pct(t.platform), p99, FormatDurationNs(static_cast<double>(cpu.others_ns)),
+                    FormatDurationNs(static_cast<double>(cpu.steal_ns)), FormatDurationNs(hiccup_max), ideal);
+  }
+  // When the workers waited for a CPU a good part of their runnable time, that
+  // wait also stretched the service times the ideal client replays (said
+  // only when the ideal client's queue is a part of the tail worth naming).
+  if (t.cpu_wait >= 0.05 && t.observed_ns && static_cast<double>(t.ideal_ns) >= 0.05 * static_cast<double>(t.observed_ns))
+    s += fmt::format("; while ops queued behind them the workers spent {:.0f}% of the time on the run queue, which "
+                     "also stretched the service times the ideal client replays: that part of its queue is counted "
+                     "with the CPU's holders",
+                     100 * t.cpu_wait);
+  return "  note      " + s + ".\n";
+}
+
+}  // namespace
+
 std::string PlatformSentence(const driver::RunResult& r, const measure::Histogram& lag, const measure::Histogram& service) {
   const measure::MetricSet& m = r.metrics;
   const double runqueue = m.Value({"workers", "runqueue_wait_ns"}).value_or(0);
   const double involuntary = m.Value({"workers", "involuntary_switches"}).value_or(0);
   const double hiccup_max = m.Value({"platform", "hiccup", "max_ns"}).value_or(0);
   const double hiccup_p99 = m.Value({"platform", "hiccup", "p99_ns"}).value_or(0);
-  std::string s = fmt::format("  platform  workers waited {} on the run queue ({:.0f} involuntary switches); hiccups p99 "
-                              "{}, max {}\n",
-                              FormatDurationNs(runqueue), involuntary, FormatDurationNs(hiccup_p99),
+  const driver::CpuHeld cpu = RunCpuHeld(r);
+  std::string held;
+  if (!cpu.empty()) {
+    const std::string engine_threads = EngineThreadsText(cpu);
+    held = fmt::format(" while the engine's threads ran {}{}, the client's {}, other processes {} (steal {})",
+                       FormatDurationNs(static_cast<double>(cpu.engine_ns)),
+                       engine_threads.empty() ? "" : " (" + engine_threads + ")",
+                       FormatDurationNs(static_cast<double>(cpu.client_ns)),
+                       FormatDurationNs(static_cast<double>(cpu.others_ns)),
+                       FormatDurationNs(static_cast<double>(cpu.steal_ns)));
+  }
+  std::string s = fmt::format("  platform  workers waited {} on the run queue ({:.0f} involuntary switches){}; hiccups "
+                              "p99 {}, max {}\n",
+                              FormatDurationNs(runqueue), involuntary, held, FormatDurationNs(hiccup_p99),
                               FormatDurationNs(hiccup_max));
   const uint64_t lag99 = lag.ValueAtPercentile(99), service99 = service.ValueAtPercentile(99);
-  const std::string advice = r.wait_yields ? " Fewer workers than CPUs, or --cpus, keeps them off the CPUs the rest needs." : "";
-  if (r.ideal && r.ideal_observed && r.ideal->count()) {
-    // The verdict follows from the ideal client: the same arrivals and service
-    // times through the same servers, with no client in between.
-    const uint64_t observed99 = r.ideal_observed->ValueAtPercentile(99), ideal99 = r.ideal->ValueAtPercentile(99);
-    const double share = observed99 ? static_cast<double>(observed99 > ideal99 ? observed99 - ideal99 : 0) /
-                                          static_cast<double>(observed99)
-                                    : 0;
-    // The workers' share of the run spent waiting for a CPU: when it is large,
-    // the platform also stretched the service times the ideal client replays.
-    const double workers = m.Value({"workers", "threads"}).value_or(1);
-    const double waited_share = r.elapsed_s > 0 ? runqueue / (r.elapsed_s * 1e9 * std::max(workers, 1.0)) : 0;
-    if (observed99 > 2 * ideal99) {
-      s += fmt::format("  note      the response tail is the client's and the platform's, not the engine's: an ideal "
-                       "client has p99 {}, this run {} ({:.0f}% of it added); the workers waited {} for a CPU, the "
-                       "worst hiccup was {}.{}\n",
-                       FormatDurationNs(static_cast<double>(ideal99)), FormatDurationNs(static_cast<double>(observed99)),
-                       100 * share, FormatDurationNs(runqueue), FormatDurationNs(hiccup_max), advice);
-    } else if (waited_share >= 0.05) {
-      s += fmt::format("  note      the response tail is the client's and the platform's, not the engine's: the "
-                       "workers waited {} for a CPU ({:.0f}% of their time), which also stretched the service times "
-                       "an ideal client replays (its p99 {}, this run {}); the worst hiccup was {}.{}\n",
-                       FormatDurationNs(runqueue), 100 * waited_share, FormatDurationNs(static_cast<double>(ideal99)),
-                       FormatDurationNs(static_cast<double>(observed99)), FormatDurationNs(hiccup_max), advice);
-    } else if (ideal99 > 10 * service99) {
-      s += fmt::format("  note      the response tail is queueing behind the engine: an ideal client has p99 {} "
-                       "against service p99 {}, this run {} ({:.0f}% of it added by the client and the platform).\n",
-                       FormatDurationNs(static_cast<double>(ideal99)), FormatDurationNs(static_cast<double>(service99)),
-                       FormatDurationNs(static_cast<double>(observed99)), 100 * share);
-    }
+  if (const RunCauses c = CausesOf(r); c.p99.known) {
+    s += fmt::format("  causes    p99 {}: {}; max {}: {}\n", FormatDurationNs(static_cast<double>(c.p99.observed_ns)),
+                     SharesText(c.p99), FormatDurationNs(static_cast<double>(c.max.observed_ns)), SharesText(c.max));
+    s += CauseNote(r, c, cpu, runqueue, hiccup_max, service99);
   } else if (lag.count() && lag99 > service99 && runqueue > 0) {
+    const std::string advice =
+        r.wait_yields ? " Fewer workers than CPUs, or --cpus, keeps them off the CPUs the rest needs." : "";
     s += fmt::format("  note      the response tail may be the client's: start lag p99 {} exceeds service p99 {}, and "
                      "the workers waited {} for a CPU (no ideal-client figures to tell).{}\n",
                      FormatDurationNs(static_cast<double>(lag99)), FormatDurationNs(static_cast<double>(service99)),

@@ -1,0 +1,75 @@
+// Who made an open loop's response tail, as measured shares of it, at a
+// percentile (p99) and at the max, for the run and per interval. Four causes:
+//
+//   queueing  queueing behind the engine: what the ideal client (the same
+//             arrivals and service times through the same servers, with no
+//             client in between: driver/ideal_client.h) also waits. Its tail
+//             is the engine's, service time included.
+//   engine    the engine's threads holding the CPU (compaction, flush, any
+//             thread of the process that is neither a worker nor the client's)
+//   client    the client's own threads (reporter, hiccup meter, signal waiter),
+//             and the workers themselves when there are more of them than CPUs
+//   platform  other processes, the kernel, the hypervisor's steal, and late
+//             wake-ups on an otherwise idle machine
+//
+// Definition: at tail quantile q, with observed response R_q and the ideal
+// client's I_q over the same ops, queueing = (1 − f) · min(I_q, R_q) / R_q,
+// where f is the share of the time the workers had arrivals waiting for them
+// that they spent on the run queue (CpuHeld::backlogged_*, sampled every 20 ms
+// or less). The ideal client replays service times as measured, so a worker
+// taken off its CPU while ops queue behind it stretches the queue the ideal
+// client reproduces; that part, f of it, is the wait for a CPU, not the
+// engine's own work (a write delay the worker sleeps through, a device), and
+// goes with the rest. The rest, R_q − I_q plus that part, is what CPU
+// contention and late wake-ups added: it is split among the other three in
+// proportion to the CPU time each held on the workers' CPUs during the window
+// (driver/cpu_account.h), that is, to how much of what the workers queued
+// behind was theirs. With no competing CPU time at all, a late start is the
+// platform's wake-up latency. The shares sum to 1. An estimate, stated as
+// one: the split does not see which CPU an engine or client thread ran on,
+// and f is the window's rate, not the tail op's own.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "storebench/driver/cpu_account.h"
+#include "storebench/driver/runner.h"
+
+namespace storebench::report {
+
+struct TailCauses {
+  bool known = false;  // false: no ideal-client figures (closed loop, or merged processes)
+  uint64_t observed_ns = 0, ideal_ns = 0;
+  double cpu_wait = 0;  // f: the workers' run-queue wait over their backlogged time
+  double queueing = 0, engine = 0, client = 0, platform = 0;
+  // "queueing", "engine", "client" or "platform": the largest share (ties in that order).
+  const char* largest() const;
+  double share(const char* cause) const;
+};
+
+struct RunCauses {
+  TailCauses p99, max;
+};
+
+// The weights the added part is split by, in ns of CPU held: the engine's,
+// the client's threads' (and workers' beyond `worker_cpus`), the platform's.
+struct CauseWeights {
+  double engine = 0, client = 0, platform = 0;
+};
+CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker_cpus);
+// f: the workers' run-queue wait while backlogged over their backlogged time (0 without a backlog).
+double CpuWaitShare(const driver::CpuHeld& cpu);
+TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait = 0);
+
+// The run's CPU held, from its metrics (platform.cpu_held.*).
+driver::CpuHeld RunCpuHeld(const driver::RunResult& r);
+// The run's causes (unknown without the ideal client), and one interval's.
+RunCauses CausesOf(const driver::RunResult& r);
+RunCauses IntervalCauses(const driver::RunResult& r, const driver::IntervalStats& st);
+
+// "queueing behind the engine", "the engine's threads", "the client's own threads", "the platform"
+const char* CauseLabel(const char* cause);
+
+}  // namespace storebench::report

@@ -1,0 +1,44 @@
+#include "storebench/report/causes.h"
+
+#include <gtest/gtest.h>
+
+namespace storebench::report {
+namespace {
+
+TEST(Causes, TheIdealClientsTailIsQueueingAndTheRestIsSplitByCpuHeld) {
+  CauseWeights w;
+  w.engine = 300, w.client = 100, w.platform = 0;
+  const TailCauses t = Attribute(1000, 600, w);
+  EXPECT_DOUBLE_EQ(t.queueing, 0.6);
+  EXPECT_DOUBLE_EQ(t.engine, 0.3);
+  EXPECT_DOUBLE_EQ(t.client, 0.1);
+  EXPECT_DOUBLE_EQ(t.platform, 0);
+  EXPECT_STREQ(t.largest(), "queueing");
+  EXPECT_DOUBLE_EQ(t.queueing + t.engine + t.client + t.platform, 1);
+}
+
+TEST(Causes, AnIdealTailAboveTheObservedOneIsAllQueueing) {
+  const TailCauses t = Attribute(500, 900, CauseWeights{1, 1, 1});
+  EXPECT_DOUBLE_EQ(t.queueing, 1);
+  EXPECT_DOUBLE_EQ(t.engine + t.client + t.platform, 0);
+}
+
+TEST(Causes, LateStartsWithNoCompetingCpuAreThePlatforms) {
+  const TailCauses t = Attribute(1000, 100, CauseWeights{});
+  EXPECT_DOUBLE_EQ(t.platform, 0.9);
+  EXPECT_STREQ(t.largest(), "platform");
+}
+
+TEST(Causes, WorkersBeyondTheCpusCountAsTheClientsOwnCompetition) {
+  driver::CpuHeld cpu;
+  cpu.workers_ns = 800, cpu.client_ns = 10, cpu.engine_ns = 50, cpu.others_ns = 20, cpu.steal_ns = 5;
+  const CauseWeights fewer = WeightsOf(cpu, 1, 2);
+  EXPECT_DOUBLE_EQ(fewer.client, 10);
+  EXPECT_DOUBLE_EQ(fewer.engine, 50);
+  EXPECT_DOUBLE_EQ(fewer.platform, 25);
+  const CauseWeights more = WeightsOf(cpu, 8, 2);  // 6 of 8 workers' CPU competed with the others
+  EXPECT_DOUBLE_EQ(more.client, 10 + 800.0 * 6 / 8);
+}
+
+}  // namespace
+}  // namespace storebench::report
