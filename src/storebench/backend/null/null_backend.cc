@@ -1,6 +1,13 @@
 #include "storebench/backend/null/null_backend.h"
 
+#include <pthread.h>
+
+#include <atomic>
 #include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "storebench/base/units.h"
@@ -120,6 +127,49 @@ class NullWorker : public Worker {
 };
 
 
+// Threads that spin `burn_ns` of every `burn_period_ns` until stopped: an
+// engine's own background work. Made from the first worker's thread, they
+// inherit its CPU affinity (--cpus), so they compete with the workers.
+class Burners {
+ public:
+  ~Burners() { Stop(); }
+  void StartOnce(const NullOptions& o) {
+    if (!o.burn_ns) return;
+    std::call_once(started_, [&] {
+      for (int i = 0; i < o.burn_threads; ++i)
+        threads_.emplace_back([this, duty = o.burn_ns, period = o.burn_period_ns] { Burn(duty, period); });
+    });
+  }
+  void Stop() {
+    stop_.store(true, std::memory_order_relaxed);
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+    threads_.clear();
+  }
+
+ private:
+  void Burn(uint64_t duty, uint64_t period) {
+    (void)pthread_setname_np(pthread_self(), "null:burn");
+    const Clock& clock = Clock::Default();
+    constexpr uint64_t kStopCheckNs = 5'000'000;  // how late a stop may be noticed
+    uint64_t begin = clock.NowNs();
+    while (!stop_.load(std::memory_order_relaxed)) {
+      const uint64_t spin_end = begin + duty;
+      for (uint64_t now = clock.NowNs(); now < spin_end && !stop_.load(std::memory_order_relaxed);
+           now = clock.NowNs())
+        SpinUntil(clock, std::min(spin_end, now + kStopCheckNs));
+      const uint64_t next = begin + period;
+      for (uint64_t now = clock.NowNs(); now < next && !stop_.load(std::memory_order_relaxed); now = clock.NowNs())
+        SleepUntil(clock, std::min(next, now + kStopCheckNs));
+      begin = next;
+    }
+  }
+
+  std::once_flag started_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
 class NullBackend : public Backend {
  public:
   explicit NullBackend(NullOptions options) { shared_.options = options; }
@@ -136,7 +186,12 @@ class NullBackend : public Backend {
     return Status::Ok();
   }
   StatusOr<std::unique_ptr<Worker>> NewWorker(const WorkerContext& context) override {
+    burners_.StartOnce(shared_.options);
     return std::unique_ptr<Worker>(new NullWorker(&shared_, context));
+  }
+  Status AfterRun() override {
+    burners_.Stop();
+    return Status::Ok();
   }
   void Figures(measure::MetricSet* out) const override {
     const NullOptions& o = shared_.options;
@@ -159,10 +214,16 @@ class NullBackend : public Backend {
     out->Gauge({"null", "stall_worker"}, o.stall_worker, measure::Unit::kCount, measure::MergeRule::kSame);
     out->Gauge({"null", "fail_every"}, static_cast<double>(o.fail_every), measure::Unit::kCount,
                measure::MergeRule::kSame);
+    out->Gauge({"null", "burn_ns"}, static_cast<double>(o.burn_ns), measure::Unit::kNanoseconds,
+               measure::MergeRule::kSame);
+    out->Gauge({"null", "burn_period_ns"}, static_cast<double>(o.burn_period_ns), measure::Unit::kNanoseconds,
+               measure::MergeRule::kSame);
+    out->Gauge({"null", "burn_threads"}, o.burn_threads, measure::Unit::kCount, measure::MergeRule::kSame);
   }
 
  private:
   NullShared shared_;
+  Burners burners_;
 };
 
 // "spin:200ns" / "sleep:1ms" / "spin-exp:20us" / "0".
@@ -199,6 +260,22 @@ Status SetStall(NullOptions& o, const std::string& text) {
     return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
   o.stall_ns = *pause;
   o.stall_period_ns = *period;
+  return Status::Ok();
+}
+
+// "20ms/40ms" / "0": spin for the first part of every period; equal parts = all the time.
+Status SetBurn(NullOptions& o, const std::string& text) {
+  o.burn_ns = o.burn_period_ns = 0;
+  if (text == "0") return Status::Ok();
+  constexpr const char* kForm = "--burn: expected SPIN/PERIOD with 0 < SPIN <= PERIOD, e.g. 20ms/40ms";
+  auto slash = text.find('/');
+  if (slash == std::string::npos) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  auto spin = ParseDurationNs(text.substr(0, slash), "--burn");
+  auto period = ParseDurationNs(text.substr(slash + 1), "--burn");
+  if (!spin.ok() || !period.ok() || *spin == 0 || *spin > *period)
+    return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  o.burn_ns = *spin;
+  o.burn_period_ns = *period;
   return Status::Ok();
 }
 
@@ -246,7 +323,13 @@ const OptionTable<NullOptions>& NullOptionTable() {
                  "null: only this worker (0, 1, …) stalls; -1 = every worker", "-1", -1, 4095)
         .Flag("null-async", &NullOptions::async, "null: complete ops through the async path (with --iodepth > 1)")
         .Count("fail-every", &NullOptions::fail_every, "null: every Nth op of each worker fails (outcome error); 0 = none",
-               "0");
+               "0")
+        .Custom({"burn", OptionType::kText,
+                 "null: background threads (null:burn) spin for SPIN of every PERIOD on the first worker's CPUs, as "
+                 "an engine's compaction threads do",
+                 "", {}, "", "SPIN/PERIOD, e.g. 20ms/40ms"},
+                SetBurn)
+        .Integer("burn-threads", &NullOptions::burn_threads, "null: how many --burn threads", "1", 1, 64);
     return t;
   }();
   return table;

@@ -6,7 +6,10 @@
 // Reap() after their service time, exercising queue depth > 1. A service
 // time may be fixed or exponentially distributed (a known distribution whose
 // percentiles are known), and a periodic slowdown stretches it for part of
-// every period, as a store whose capacity drops now and then.
+// every period, as a store whose capacity drops now and then. --burn gives
+// the backend background threads ("null:burn") that spin on the first
+// worker's CPUs, as an engine's compaction threads take the CPU from the
+// threads that serve requests.
 #pragma once
 
 #include "storebench/backend/backend.h"
@@ -27,6 +30,9 @@ struct NullOptions {
   int stall_worker = -1;         // the worker (index over the run) that stalls; -1 = every worker
   bool async = false;
   uint64_t fail_every = 0;       // every Nth op of a worker fails (outcome "error"); 0 = none
+  uint64_t burn_ns = 0;          // background threads spin burn_ns of every burn_period_ns; 0 = none
+  uint64_t burn_period_ns = 0;
+  int burn_threads = 1;
 };
 // The null backend's options, declared once.
 const OptionTable<NullOptions>& NullOptionTable();

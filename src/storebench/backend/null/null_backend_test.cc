@@ -67,6 +67,32 @@ TEST(NullOptions, SlowPartIsTheStartOfEveryPeriod) {
   EXPECT_FALSE(InSlowPart(*Parse({}), 4 * s));
 }
 
+TEST(NullOptions, BurnForms) {
+  auto none = Parse({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->burn_ns, 0u);
+  EXPECT_EQ(none->burn_threads, 1);
+  auto half = Parse({{"burn", "20ms/40ms"}, {"burn-threads", "3"}});
+  ASSERT_TRUE(half.ok()) << half.status().message();
+  EXPECT_EQ(half->burn_ns, 20'000'000u);
+  EXPECT_EQ(half->burn_period_ns, 40'000'000u);
+  EXPECT_EQ(half->burn_threads, 3);
+  auto always = Parse({{"burn", "40ms/40ms"}});
+  ASSERT_TRUE(always.ok()) << always.status().message();
+  EXPECT_EQ(always->burn_ns, always->burn_period_ns);
+  EXPECT_EQ(Parse({{"burn", "0"}})->burn_ns, 0u);
+  for (const char* bad : {"20ms", "50ms/40ms", "0/40ms", "20ms/", "/40ms", "fast/40ms", "20ms/40ms/1s"}) {
+    auto r = Parse({{"burn", bad}});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--burn: expected SPIN/PERIOD"), std::string::npos) << r.status().message();
+  }
+  for (const char* bad : {"0", "65", "two"}) {
+    auto r = Parse({{"burn-threads", bad}});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--burn-threads"), std::string::npos) << r.status().message();
+  }
+}
+
 // The exponential service time's draws have the mean asked for (the coverage
 // bench relies on a known distribution).
 TEST(NullOptions, ExponentialServiceHasItsMean) {
