@@ -174,6 +174,25 @@ TEST_F(Browser, RunThatFellBehindSaysSoAndDrawsItsTarget) {
   EXPECT_NE(older.lines.find("offered rate (target)"), std::string::npos) << older.lines;
 }
 
+// An open loop behind an engine's burning threads: the page names the tail's
+// causes at the top and draws who held the CPU and the p99's causes per interval.
+TEST_F(Browser, OpenLoopDrawsWhoHeldTheCpuAndTheTailsCauses) {
+  const std::string run = NullRun("burn", "--service-time spin:20us --threads 1 --cpus 0 --schedule constant:20000 "
+                                          "--duration 1s --interval 250ms --burn 40ms/40ms --burn-threads 2");
+  Page p = Open(Report(run, "causes"), "causes", 3000);
+  ExpectDrawn(p, 7);
+  EXPECT_TRUE(std::regex_search(p.dom, std::regex(R"(<p class="causes" id="sb-causes">The response tail's causes: at )"
+                                                  R"(the p99 \([^)]+\) the largest is )")))
+      << p.dom.substr(0, 1500);
+  EXPECT_TRUE(std::regex_search(p.lines, std::regex(R"(Who held the CPU per interval, CPU time in (ns|µs|ms|s): )"
+                                                    R"(the workers\|the engine's threads\|)")))
+      << p.lines;
+  EXPECT_NE(p.lines.find("Causes of the response p99 per interval, % of it: queueing behind the engine|"
+                         "the engine's threads holding the CPU|the client's own threads|the platform"),
+            std::string::npos)
+      << p.lines;
+}
+
 TEST_F(Browser, ThreeRunsOverlaid) {
   std::string runs;
   for (const char* st : {"0", "spin:1us", "spin:2us"})

@@ -10,6 +10,7 @@
 
 #include "storebench/base/units.h"
 #include "storebench/driver/schedule.h"
+#include "storebench/report/causes.h"
 #include "storebench/report/files.h"
 #include "storebench/report/hdr_log.h"
 #include "storebench/report/hgrm.h"
@@ -32,7 +33,12 @@ using nlohmann::json;
 // in an "other figures" chart of its own key.
 const std::set<std::string> kKnownIntervalKeys = {"t_s",     "length_s", "ops",     "errors",   "bytes",
                                                   "ops_per_sec", "backlog", "lag_ns", "response", "service",
-                                                  "group_ops", "offered_ops_per_sec", "ideal"};
+                                                  "group_ops", "offered_ops_per_sec", "ideal", "cpu", "causes"};
+
+// Who held the CPU per interval (interval "cpu", driver/cpu_account.h) and the
+// p99's causes (interval "causes", report/causes.h), each in its own chart.
+constexpr const char* kCpuHolders[] = {"workers_ns", "engine_ns", "client_ns", "others_ns", "steal_ns"};
+constexpr const char* kCauses[] = {"queueing", "engine", "client", "platform"};
 
 // Spectrum points (x = 1/(1-p), value ns) along HdrHistogram's percentile
 // iterator; the 100% row has no finite x and is drawn as the max instead.
@@ -100,6 +106,8 @@ StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::
   // The open loop's offered rate and the ideal client's p99 per interval (null where unknown).
   json offered = json::array(), ideal_p99 = json::array();
   bool have_offered = false, have_ideal = false;
+  json cpu_held = json::object(), causes = json::object();  // holder/cause -> column (null where unknown)
+  bool have_cpu = false, have_causes = false;
   const std::optional<driver::ScheduleSpec> schedule = OfferedSchedule(doc, groups_source, phase1);
   std::map<std::string, std::map<std::string, json>> extra;  // key -> leaf -> column
   // A last interval cut short by the end of the run holds a few ops over a
@@ -160,6 +168,14 @@ StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::
     } else {
       ideal_p99.push_back(nullptr);
     }
+    const json cpu = i.value("cpu", json::object());
+    have_cpu = have_cpu || !cpu.empty();
+    for (const char* k : kCpuHolders)
+      cpu_held[k].push_back(cpu.contains(k) && cpu[k].is_number() ? cpu[k] : json());
+    const json p99_causes = i.value("causes", json::object()).value("p99", json::object());
+    have_causes = have_causes || !p99_causes.empty();
+    for (const char* k : kCauses)
+      causes[k].push_back(p99_causes.contains(k) && p99_causes[k].is_number() ? p99_causes[k] : json());
     backlog.push_back(i.value("backlog", 0.0));
     lag.push_back(i.value("lag_ns", 0.0));
     for (auto it = i.begin(); it != i.end(); ++it) {
@@ -181,6 +197,8 @@ StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::
   v["latency"] = lat;
   v["schedule"] = {{"backlog", backlog}, {"lag_ns", lag}, {"open_loop", doc.value("schedule", json::object()).value("open_loop", false)}};
   v["extra"] = extra;
+  v["cpu_held"] = have_cpu ? cpu_held : json();
+  v["causes"] = have_causes ? causes : json();
 
   json spectrum = json::array();
   for (const char* which : {"response", "service"}) {
@@ -278,12 +296,33 @@ std::string RunVerdict(const json& doc) {
   return s + ".";
 }
 
+// The open loop's response tail in its four causes (report/causes.h), at the
+// p99 and the max, for the top of the page. Empty without them (closed loop).
+std::string RunCausesLine(const json& doc) {
+  const json causes = doc.value("causes", json::object());
+  std::vector<std::string> parts;
+  for (const char* at : {"p99", "max"}) {
+    const json c = causes.value(at, json::object());
+    if (!c.contains("largest") || !c["largest"].is_string()) continue;
+    std::string part = fmt::format("at the {} ({}) the largest is {} ({:.0f}%)", at,
+                                   FormatDurationNs(c.value("observed_ns", 0.0)),
+                                   CauseLabel(c["largest"].get<std::string>().c_str()),
+                                   100 * c.value(c["largest"].get<std::string>(), 0.0));
+    std::string rest;
+    for (const char* k : {"queueing", "engine", "client", "platform"})
+      rest += fmt::format("{}{} {:.0f}%", rest.empty() ? "" : ", ", k, 100 * c.value(k, 0.0));
+    parts.push_back(part + ": " + rest);
+  }
+  if (parts.empty()) return "";
+  return "The response tail's causes: " + parts[0] + (parts.size() > 1 ? "; " + parts[1] : "") + ".";
+}
+
 // Resource figures: the document's resources/cpu/io/cache objects and the
 // backend's own figures (any other top-level object), plus per-op ratios
 // computed here (DESIGN: ratios are computed when rendering).
 json ResourceSections(const json& doc) {
   static const std::set<std::string> kNotResources = {"config", "environment", "throughput", "totals", "latency",
-                                                      "schedule", "kinds", "groups", "tool", "two_phase"};
+                                                      "schedule", "kinds", "groups", "tool", "two_phase", "causes"};
   json sections = json::object();
   double ops = doc.value("totals", json::object()).value("ops", 0.0);
   for (auto it = doc.begin(); it != doc.end(); ++it) {
@@ -339,6 +378,7 @@ StatusOr<json> RunView(const std::string& path) {
   v["phases"] = phases;
   v["summary"] = RunSummary(doc);
   v["verdict"] = RunVerdict(doc);
+  v["causes"] = RunCausesLine(doc);
   v["environment"] = doc.value("environment", json::object());
   std::string cmd;
   for (const auto& a : doc.value("command", json::array()))
@@ -521,16 +561,21 @@ StatusOr<json> BuildReportModel(const std::vector<std::string>& operands, const 
     summary = series[0]["runs"][0].value("summary", "");
   }
   model["summary"] = summary;
-  // Each run that went wrong says so first, named when there are several.
-  std::string verdict;
-  for (const auto& s : series)
-    for (const auto& r : s["runs"]) {
-      std::string v = r.value("verdict", "");
-      if (v.empty()) continue;
-      if (runs > 1) v = r.value("name", std::string()) + ": " + v;
-      verdict += (verdict.empty() ? "" : " ") + v;
-    }
-  model["verdict"] = verdict;
+  // Each run's sentence of `key` in turn, named when there are several: what
+  // went wrong (verdict) and the tail's causes.
+  auto sentences = [&](const char* key) {
+    std::string all;
+    for (const auto& s : series)
+      for (const auto& r : s["runs"]) {
+        std::string v = r.value(key, "");
+        if (v.empty()) continue;
+        if (runs > 1) v = r.value("name", std::string()) + ": " + v;
+        all += (all.empty() ? "" : " ") + v;
+      }
+    return all;
+  };
+  model["verdict"] = sentences("verdict");
+  model["causes"] = sentences("causes");
   std::string title = options.title;
   if (title.empty()) {
     if (matrix) title = "storebench matrix: " + fs::path(operands.front()).filename().string();
@@ -588,8 +633,10 @@ StatusOr<std::string> RenderHtmlReport(const json& model, const HtmlReportOption
   html += "</style>\n</head>\n<body>\n<header><h1>" + title + "</h1>\n";
   const std::string verdict = model.value("verdict", "");
   if (!verdict.empty()) html += "<p class=\"verdict\" id=\"sb-verdict\">" + EscapeHtml(verdict) + "</p>\n";
-  html += "<p class=\"summary\" id=\"sb-summary\">" + EscapeHtml(model.value("summary", "")) +
-          "</p></header>\n<main id=\"sb-main\"></main>\n";
+  html += "<p class=\"summary\" id=\"sb-summary\">" + EscapeHtml(model.value("summary", "")) + "</p>\n";
+  const std::string causes = model.value("causes", "");
+  if (!causes.empty()) html += "<p class=\"causes\" id=\"sb-causes\">" + EscapeHtml(causes) + "</p>\n";
+  html += "</header>\n<main id=\"sb-main\"></main>\n";
   html += "<pre id=\"sb-errors\" hidden></pre>\n";
   // Errors are recorded from the first script on, so a failure inside the
   // charting library is reported too.

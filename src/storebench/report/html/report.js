@@ -204,6 +204,35 @@
                       grid: {drawOnChartArea: false}}}, {shade: shade});
     }
 
+    if (phase.cpu_held) {
+      var holders = [['workers_ns', 'the workers'], ['engine_ns', "the engine's threads"],
+                     ['client_ns', "the client's own threads"], ['others_ns', 'other processes (on the workers\' CPUs)'],
+                     ['steal_ns', "the hypervisor's steal"]];
+      var cpuUnit = timeUnit(columnMax(holders.map(function (h) { return phase.cpu_held[h[0]] || []; })));
+      makeChart(chartBox(grid, nextId('cpu-held'), 'Who held the CPU per interval, CPU time in ' + cpuUnit[1],
+                         'The engine\'s threads are every thread of the process that is neither a worker nor the ' +
+                         'client\'s own (reporter, hiccup meter); other processes are counted on the workers\' CPUs ' +
+                         'from /proc/stat, less this process.'),
+                holders.filter(function (h) { return phase.cpu_held[h[0]]; }).map(function (h, i) {
+                  return {label: h[1], data: points(t, phase.cpu_held[h[0]].map(function (v) {
+                    return v === null ? null : v / cpuUnit[0]; })), borderColor: palette[i % palette.length]};
+                }),
+                {x: timeAxis(warm), y: {title: {display: true, text: 'CPU time, ' + cpuUnit[1]}, beginAtZero: true,
+                                        ticks: {callback: function (v) { return +v.toPrecision(4); }}}}, {shade: shade});
+    }
+    if (phase.causes) {
+      var causeNames = [['queueing', 'queueing behind the engine'], ['engine', "the engine's threads holding the CPU"],
+                        ['client', "the client's own threads"], ['platform', 'the platform']];
+      makeChart(chartBox(grid, nextId('causes'), 'Causes of the response p99 per interval, % of it',
+                         'Queueing is what an ideal client with the same arrivals and service times also waits; the ' +
+                         'rest is split by the CPU time each held (an estimate: the JSON\'s causes.definition).'),
+                causeNames.map(function (c, i) {
+                  return {label: c[1], data: points(t, phase.causes[c[0]].map(function (v) {
+                    return v === null ? null : 100 * v; })), borderColor: palette[i % palette.length]};
+                }),
+                {x: timeAxis(warm), y: {title: {display: true, text: '% of the p99'}, min: 0, max: 100}}, {shade: shade});
+    }
+
     Object.keys(phase.extra || {}).forEach(function (key) {
       var cols = phase.extra[key];
       var leaves = Object.keys(cols);
