@@ -131,7 +131,7 @@ TEST_F(Cli, AnEnginesBurningThreadsAreReportedAsTheEnginesTail) {
   EXPECT_EQ(doc["causes"]["max"]["largest"], "engine") << doc["causes"].dump();
   EXPECT_NE(o.out.find("the response tail is the engine's threads holding the CPU"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("null:burn"), std::string::npos) << o.out;
-  EXPECT_EQ(o.out.find("fewer workers"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("ewer workers"), std::string::npos) << o.out;
   // Per interval too: the intervals whose ops finished name the same cause
   // (one may not, on a machine busy with other tests).
   size_t engine = 0, known = 0;
@@ -158,6 +158,20 @@ TEST_F(Cli, AnEnginesOwnDelaysAreReportedAsQueueingBehindTheEngine) {
     EXPECT_LT(c["client"].get<double>(), 0.1) << doc["causes"].dump();
   }
   EXPECT_NE(o.out.find("the response tail is queueing behind the engine"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("ewer workers"), std::string::npos) << o.out;  // one worker on more CPUs
+}
+
+// More workers than the CPUs they are pinned to: each waits behind the others,
+// the client's doing, and only then does the note suggest fewer workers.
+TEST_F(Cli, WorkersThatOutnumberTheirCpusAreTheClientsTail) {
+  auto json = dir_ / "crowd.json";
+  Outcome o = Run("run --backend null --service-time spin:20us --threads 3 --cpus 0 --schedule constant:30000 "
+                  "--duration 2s --json " + json.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_EQ(doc["causes"]["p99"]["largest"], "client") << doc["causes"].dump();
+  EXPECT_NE(o.out.find("3 workers shared 1 CPU)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Fewer workers than the CPUs they run on"), std::string::npos) << o.out;
 }
 
 TEST_F(Cli, RunWritesHdrHistogramLogsAndAnHtmlReport) {

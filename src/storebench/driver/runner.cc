@@ -659,6 +659,9 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   result.metrics.Gauge({"workers", "threads"}, n, measure::Unit::kCount, measure::MergeRule::kSum);
   result.metrics.Gauge({"workers", "cpus"}, static_cast<double>(cpus_for_workers), measure::Unit::kCount,
                        measure::MergeRule::kSum);
+  // The CPUs the process may use: with --cpus, the rest of them are free for the engine and the client.
+  result.metrics.Gauge({"workers", "process_cpus"}, static_cast<double>(allowed.size()), measure::Unit::kCount,
+                       measure::MergeRule::kSum);
   {
     CpuHeld held;
     for (const IntervalStats& st : result.intervals) held.Add(st.cpu);

@@ -407,10 +407,15 @@ std::string CauseNote(const driver::RunResult& r, const RunCauses& c, const driv
     s = fmt::format("the response tail is the client's own: {} of p99 {} was added while its threads held the CPU "
                     "({}{}); an ideal client has p99 {}",
                     Pct(t.client), p99, FormatDurationNs(static_cast<double>(cpu.client_ns)),
-                    workers > worker_cpus ? fmt::format(", and {:.0f} workers shared {:.0f} CPUs", workers, worker_cpus)
+                    workers > worker_cpus ? fmt::format(", and {:.0f} workers shared {:.0f} CPU{}", workers, worker_cpus,
+                                                                worker_cpus == 1 ? "" : "s")
                                           : "",
                     ideal);
-    if (workers >= worker_cpus) s += ". Fewer workers than CPUs, or --cpus, keeps them off the CPUs the rest needs";
+    // Only when the workers leave no CPU free: more of them than their CPUs,
+    // or as many as the process may use.
+    const double process_cpus = r.metrics.Value({"workers", "process_cpus"}).value_or(worker_cpus);
+    if (workers > worker_cpus || workers >= process_cpus)
+      s += ". Fewer workers than the CPUs they run on (--threads, --cpus) leaves CPU time to the rest";
   } else {
     s = fmt::format("the response tail is the platform's: {} of p99 {} was added while other processes and the kernel "
                     "held {} of CPU (steal {}) or wake-ups came late (worst hiccup {}); an ideal client has p99 {}",
