@@ -60,6 +60,46 @@ TEST(CpuAccount, AWorkerThatEndedIsReadFromWhatItLeft) {
   EXPECT_EQ(account.Take(3).workers_ns, 2'000'000u);
 }
 
+// Two workers pinned to one CPU, both busy: while one runs the other waits on
+// the run queue. Slots in which a worker is behind count its time as
+// backlogged, with its run-queue wait, at most the slot; slots in which it is
+// not count nothing.
+TEST(CpuAccount, SlotsCountTheRunQueueWaitOfWorkersThatWereBehind) {
+  if (!PinCurrentThread({0}).ok()) GTEST_SKIP() << "cannot pin to CPU 0 here";
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> a{0}, b{0};
+  std::thread ta(Burn, &stop, "w", &a), tb(Burn, &stop, "w", &b);  // inherit CPU 0
+  while (!a.load() || !b.load()) std::this_thread::yield();
+  const measure::Clock& clock = measure::Clock::Default();
+  CpuAccount account({{a.load(), nullptr}, {b.load(), nullptr}}, {CurrentTid()}, {0});
+  account.Begin(clock.NowNs());
+  uint64_t slots_behind = 0;
+  for (int slot = 0; slot < 20; ++slot) {
+    measure::SleepUntil(clock, clock.NowNs() + 10'000'000);
+    const bool behind = slot % 2 == 1;  // the first slot is the baseline
+    account.Slot(clock.NowNs(), [&](size_t) { return behind; });
+    slots_behind += behind;
+  }
+  const CpuHeld held = account.Take(clock.NowNs());
+  // A window with no slot behind has nothing backlogged.
+  for (int slot = 0; slot < 3; ++slot) {
+    measure::SleepUntil(clock, clock.NowNs() + 10'000'000);
+    account.Slot(clock.NowNs(), [](size_t) { return false; });
+  }
+  const CpuHeld none = account.Take(clock.NowNs());
+  stop.store(true);
+  ta.join();
+  tb.join();
+  EXPECT_EQ(none.backlogged_ns, 0u);
+  EXPECT_EQ(none.backlogged_runqueue_ns, 0u);
+  EXPECT_GT(none.workers_ns, 0u);
+  // Two workers, 10 behind slots of >= 10 ms each: >= 200 ms backlogged, and
+  // less than the whole window's two workers' time.
+  EXPECT_GE(held.backlogged_ns, 2 * slots_behind * 10'000'000);
+  EXPECT_LE(held.backlogged_runqueue_ns, held.backlogged_ns);
+  EXPECT_GT(held.backlogged_runqueue_ns, 0u) << "two busy threads on one CPU wait for each other";
+}
+
 TEST(ThreadPoolName, DropsTrailingDigitsAndSeparators) {
   EXPECT_EQ(ThreadPoolName("rocksdb:low12"), "rocksdb:low");
   EXPECT_EQ(ThreadPoolName("io:pool"), "io:pool");

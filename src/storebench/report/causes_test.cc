@@ -40,5 +40,23 @@ TEST(Causes, WorkersBeyondTheCpusCountAsTheClientsOwnCompetition) {
   EXPECT_DOUBLE_EQ(more.client, 10 + 800.0 * 6 / 8);
 }
 
+// The workers' wait for a CPU while backlogged stretched the service times the
+// ideal client replays: that share of its queue goes with the CPU's holders.
+TEST(Causes, TheWorkersWaitForACpuMovesThatShareOfTheQueueToTheHolders) {
+  driver::CpuHeld cpu;
+  EXPECT_DOUBLE_EQ(CpuWaitShare(cpu), 0) << "no backlog, no wait counted";
+  cpu.backlogged_ns = 1000, cpu.backlogged_runqueue_ns = 250;
+  EXPECT_DOUBLE_EQ(CpuWaitShare(cpu), 0.25);
+  cpu.backlogged_runqueue_ns = 5000;  // sampled a moment apart: never more than all of it
+  EXPECT_DOUBLE_EQ(CpuWaitShare(cpu), 1);
+  const TailCauses t = Attribute(1000, 800, CauseWeights{3, 1, 0}, 0.25);
+  EXPECT_DOUBLE_EQ(t.cpu_wait, 0.25);
+  EXPECT_DOUBLE_EQ(t.queueing, 0.75 * 0.8);
+  EXPECT_DOUBLE_EQ(t.engine, 0.4 * 3 / 4);
+  EXPECT_DOUBLE_EQ(t.client, 0.4 * 1 / 4);
+  EXPECT_DOUBLE_EQ(t.queueing + t.engine + t.client + t.platform, 1);
+  EXPECT_STREQ(t.largest(), "queueing");
+}
+
 }  // namespace
 }  // namespace storebench::report
