@@ -4,8 +4,22 @@
 # and the concurrency tests under ThreadSanitizer. Every stage runs even when
 # an earlier one failed; each prints its result and wall time, and the script
 # exits non-zero when any stage failed.
+#
+#   scripts/test.sh --quick   the daily loop: the release build and its
+#                             in-process tests (label "unit"), no set-up, no
+#                             end-to-end, sanitizer or browser stages
 set -uo pipefail
 cd "$(dirname "$0")/.."
+if [[ ${1:-} == --quick ]]; then
+  t0=$SECONDS
+  scripts/build.sh release || exit 1
+  ctest --preset release -L unit -j "$(nproc)" || { echo "test.sh --quick: FAILED in $((SECONDS - t0)) s" >&2; exit 1; }
+  echo "test.sh --quick: passed in $((SECONDS - t0)) s (the whole suite: scripts/test.sh)"
+  exit 0
+elif [[ $# -gt 0 ]]; then
+  echo "test.sh: unknown argument '$1'; accepted: --quick, or none for the whole suite" >&2
+  exit 2
+fi
 scripts/setup.sh --test || exit 1
 jobs=$(nproc)
 
