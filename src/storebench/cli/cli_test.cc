@@ -26,7 +26,16 @@ using storebench::testing::Outcome;
 using storebench::testing::Slurp;
 using storebench::testing::StorebenchBinary;
 
-class Cli : public storebench::testing::BinaryTest {};
+class Cli : public storebench::testing::BinaryTest {
+ protected:
+  // Runs `args` with --json into the test's directory; the outcome and the document.
+  Outcome RunWithJson(const std::string& args, const std::string& name, nlohmann::json* doc) {
+    const auto json = dir_ / (name + ".json");
+    Outcome o = Run(args + " --json " + json.string());
+    if (o.code == 0) *doc = nlohmann::json::parse(Slurp(json));
+    return o;
+  }
+};
 
 TEST_F(Cli, RunWritesJsonAndCsvWithTheContractKeys) {
   auto json = dir_ / "r.json", csv = dir_ / "r.csv";
@@ -119,11 +128,10 @@ TEST_F(Cli, AHogOnTheWorkersCpuIsReportedAsThePlatformsTail) {
 // compaction threads do): the engine's CPU interference is the largest cause,
 // and the summary names those threads.
 TEST_F(Cli, AnEnginesBurningThreadsAreReportedAsTheEnginesTail) {
-  auto json = dir_ / "burn.json";
-  Outcome o = Run("run --backend null --service-time spin:20us --threads 1 --cpus 0 --schedule constant:5000 "
-                  "--duration 2s --interval 250ms --burn 40ms/40ms --burn-threads 3 --json " + json.string());
+  nlohmann::json doc;
+  Outcome o = RunWithJson("run --backend null --service-time spin:20us --threads 1 --cpus 0 --schedule constant:5000 "
+                  "--duration 2s --interval 250ms --burn 40ms/40ms --burn-threads 3", "burn", &doc);
   ASSERT_EQ(o.code, 0) << o.err;
-  auto doc = nlohmann::json::parse(Slurp(json));
   const auto& held = doc["platform"]["cpu_held"];
   EXPECT_GT(held["engine_ns"].get<uint64_t>(), 0u) << held.dump();
   EXPECT_GT(held["engine_threads"]["null:burn"].get<uint64_t>(), 0u) << held.dump();
@@ -147,11 +155,10 @@ TEST_F(Cli, AnEnginesBurningThreadsAreReportedAsTheEnginesTail) {
 // A backend that throttles its own service (a write delay every worker sleeps
 // through): the tail is queueing behind the engine and the client's share is small.
 TEST_F(Cli, AnEnginesOwnDelaysAreReportedAsQueueingBehindTheEngine) {
-  auto json = dir_ / "stall.json";
-  Outcome o = Run("run --backend null --service-time spin:20us --threads 1 --schedule constant:20000 "
-                  "--duration 3s --stall 50ms/500ms --json " + json.string());
+  nlohmann::json doc;
+  Outcome o = RunWithJson("run --backend null --service-time spin:20us --threads 1 --schedule constant:20000 "
+                  "--duration 3s --stall 50ms/500ms", "stall", &doc);
   ASSERT_EQ(o.code, 0) << o.err;
-  auto doc = nlohmann::json::parse(Slurp(json));
   for (const char* at : {"p99", "max"}) {
     const auto& c = doc["causes"][at];
     EXPECT_EQ(c["largest"], "queueing") << doc["causes"].dump();
@@ -164,11 +171,10 @@ TEST_F(Cli, AnEnginesOwnDelaysAreReportedAsQueueingBehindTheEngine) {
 // More workers than the CPUs they are pinned to: each waits behind the others,
 // the client's doing, and only then does the note suggest fewer workers.
 TEST_F(Cli, WorkersThatOutnumberTheirCpusAreTheClientsTail) {
-  auto json = dir_ / "crowd.json";
-  Outcome o = Run("run --backend null --service-time spin:20us --threads 3 --cpus 0 --schedule constant:30000 "
-                  "--duration 2s --json " + json.string());
+  nlohmann::json doc;
+  Outcome o = RunWithJson("run --backend null --service-time spin:20us --threads 3 --cpus 0 --schedule constant:30000 "
+                  "--duration 2s", "crowd", &doc);
   ASSERT_EQ(o.code, 0) << o.err;
-  auto doc = nlohmann::json::parse(Slurp(json));
   EXPECT_EQ(doc["causes"]["p99"]["largest"], "client") << doc["causes"].dump();
   EXPECT_NE(o.out.find("3 workers shared 1 CPU)"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("Fewer workers than the CPUs they run on"), std::string::npos) << o.out;
