@@ -1,8 +1,9 @@
 // Backend: the one plug-in point between the driver and a storage engine.
 //
-// A backend is registered by name with the options it owns (fio's engine
-// table, one folder per backend). The CLI builds a Backend from parsed option
-// values, calls Prepare() for `storebench prepare` or Open() for `run`, and
+// A backend is one folder with a BackendInfo (its name and the option table
+// it owns, as fio's engine table), listed explicitly in registry.cc. The job
+// layer builds a Backend from the parsed option values, calls Prepare() for
+// `storebench prepare` or Open() for `run`, and
 // the driver asks it for one Worker per thread. A Worker generates its own ops
 // (the driver knows nothing of keys, files or metrics) and executes them under
 // one submit contract for synchronous and asynchronous engines alike:
@@ -133,7 +134,7 @@ class Worker {
   // Called once on the worker's thread before it submits the first op of the
   // measured window (the first whose intended start is at or after the end of
   // the warm-up). Ops submitted before are warm-up and left out of the results,
-  // so counters a worker keeps for Results() restart here: they then cover
+  // so counters a worker keeps for the backend's Figures() restart here: they then cover
   // exactly the ops the driver reports.
   virtual void MeasureStarted() {}
 };

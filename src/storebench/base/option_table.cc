@@ -6,22 +6,6 @@
 
 namespace storebench {
 
-const char* OptionTypeName(OptionType type) {
-  switch (type) {
-    case OptionType::kInteger: return "integer";
-    case OptionType::kCount: return "count";
-    case OptionType::kSize: return "size";
-    case OptionType::kDuration: return "duration";
-    case OptionType::kRate: return "rate";
-    case OptionType::kNumber: return "number";
-    case OptionType::kEnum: return "choice";
-    case OptionType::kFlag: return "flag";
-    case OptionType::kPath: return "path";
-    case OptionType::kText: return "text";
-  }
-  return "text";
-}
-
 std::string OptionSpec::Help() const {
   std::string h = help;
   if (!choices.empty()) h += fmt::format(": {}", fmt::join(choices, " | "));

@@ -37,9 +37,6 @@ inline std::string OptionValue(const OptionValues& values, const std::string& na
 
 enum class OptionType { kInteger, kCount, kSize, kDuration, kRate, kNumber, kEnum, kFlag, kPath, kText };
 
-// "integer", "size", …: what --help and error messages call a type.
-const char* OptionTypeName(OptionType type);
-
 // One option as the CLI, --help, job files and matrix see it (type-erased).
 struct OptionSpec {
   std::string name;            // without dashes, e.g. "block-size"

@@ -22,8 +22,6 @@
 
 namespace storebench::job {
 
-bool MpiAvailable() { return STOREBENCH_HAVE_MPI != 0; }
-
 bool LaunchedByMpi() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr; }
 
 Job ForRank(const Job& job, int rank, const std::string& host) {
@@ -81,7 +79,6 @@ StatusOr<std::unique_ptr<MpiSession>> MpiSession::Init(int*, char***) {
 }
 MpiSession::~MpiSession() = default;
 StatusOr<Job> MpiSession::ShareJob(const StatusOr<Job>& job) { return job; }
-void MpiSession::Abort(int code) { std::exit(code); }
 StatusOr<MpiRunResult> RunJobMpi(MpiSession&, const Job&, const MpiRunOptions&, const RunHooks&) {
   return Status::NotSupported("no MPI mode in this binary");
 }
@@ -283,8 +280,6 @@ StatusOr<std::unique_ptr<MpiSession>> MpiSession::Init(int* argc, char*** argv) 
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
-
-void MpiSession::Abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 StatusOr<Job> MpiSession::ShareJob(const StatusOr<Job>& job) {
   nlohmann::json j;

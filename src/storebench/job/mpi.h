@@ -30,8 +30,6 @@
 
 namespace storebench::job {
 
-// True when this binary was built with Open MPI.
-bool MpiAvailable();
 // True when mpirun started this process (OMPI_COMM_WORLD_SIZE is set).
 bool LaunchedByMpi();
 
@@ -48,8 +46,6 @@ class MpiSession {
   // job and Status; the others' arguments are ignored. A bad job returns the
   // error on every rank (only rank 0 prints it).
   StatusOr<Job> ShareJob(const StatusOr<Job>& job);
-  // Aborts every rank (after a rank-local failure nobody else knows of).
-  void Abort(int code);
 
  private:
   MpiSession() = default;
