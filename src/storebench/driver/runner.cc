@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <system_error>
 #include <fmt/format.h>
@@ -260,24 +261,32 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   // Workers make their backend workers on their own threads, then wait for the start.
   std::vector<Status> worker_status(static_cast<size_t>(n));
   std::atomic<int> ready{0};
-  std::atomic<int> go{0};  // 1 = run, 2 = abort
+  enum Go : int { kWaitToGo = 0, kGoRun = 1, kGoAbort = 2 };
+  std::atomic<int> go{kWaitToGo};
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(n));
-  auto release = [&](int how) {
+  auto release = [&](Go how) {
     go.store(how, std::memory_order_release);
     go.notify_all();
   };
   auto join_all = [&] {
     for (auto& t : threads) t.join();
   };
+  // Until the workers are released to run, any return aborts those made so far and joins them.
+  struct AbortUnlessReleased {
+    std::function<void()> abort;
+    bool released = false;
+    ~AbortUnlessReleased() {
+      if (!released) abort();
+    }
+  } start_guard{[&] {
+    release(kGoAbort);
+    join_all();
+  }};
   const Status stopped_in_startup =
       Status::Interrupted(fmt::format("interrupted while starting {} worker threads; nothing was measured", n));
   for (int i = 0; i < n; ++i) {
-    if (stop->load(std::memory_order_relaxed)) {
-      release(2);
-      join_all();
-      return stopped_in_startup;
-    }
+    if (stop->load(std::memory_order_relaxed)) return stopped_in_startup;
     try {
       threads.emplace_back([&, i] {
         if (!config.cpus.empty()) (void)PinCurrentThread({config.cpus[static_cast<size_t>(i) % config.cpus.size()]});
@@ -285,8 +294,8 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
         auto made = backend.NewWorker(contexts[i]);
         if (!made.ok()) worker_status[i] = made.status();
         if (ready.fetch_add(1, std::memory_order_acq_rel) + 1 == n) ready.notify_all();
-        go.wait(0, std::memory_order_acquire);
-        if (go.load() == 1 && made.ok()) {
+        go.wait(kWaitToGo, std::memory_order_acquire);
+        if (go.load() == kGoRun && made.ok()) {
           args[i].worker = made->get();
           internal::RunWorkerLoop(args[i]);
         }
@@ -295,38 +304,23 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       });
     } catch (const std::system_error& e) {
       // The platform refused another thread (ulimit -u, memory): the ones made stop.
-      release(2);
-      join_all();
       return Status::IOError(fmt::format("--threads {}: could not start worker thread {}: {}", n, i + 1, e.what()));
     }
   }
   // Polled rather than waited for, so that a stop request during a slow start-up (thousands of threads, a
   // backend whose workers open files) is honoured at once.
   while (ready.load(std::memory_order_acquire) < n) {
-    if (stop->load(std::memory_order_relaxed)) {
-      release(2);
-      join_all();
-      return stopped_in_startup;
-    }
+    if (stop->load(std::memory_order_relaxed)) return stopped_in_startup;
     measure::SleepUntil(clock, clock.NowNs() + 1'000'000);
   }
-  for (const Status& st : worker_status) {
-    if (!st.ok()) {
-      release(2);
-      join_all();
-      return st;
-    }
-  }
+  for (const Status& st : worker_status)
+    if (!st.ok()) return st;
   const std::vector<std::string> data_paths = backend.DataPaths();
   ProcessAccounting accounting;
   Status before = io::ApplyCacheState(config.cache, data_paths);
   if (before.ok()) before = backend.BeforeRun();
   if (before.ok()) accounting.Begin(data_paths);
-  if (!before.ok()) {
-    release(2);
-    join_all();
-    return before;
-  }
+  if (!before.ok()) return before;
   cpu_set_t reporter_mask;
   const bool pin_reporter = !others.empty() && sched_getaffinity(0, sizeof reporter_mask, &reporter_mask) == 0;
   if (pin_reporter) (void)PinCurrentThread(others);
@@ -363,7 +357,8 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       ideal_clients[gi]->Advance(last ? UINT64_MAX : watermark);
     }
   };
-  release(1);
+  start_guard.released = true;
+  release(kGoRun);
 
   auto all_done = [&] {
     for (auto& p : progress_state)
@@ -451,7 +446,6 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
   // allocate and zero every bucket each second).
   measure::Histogram response(result.layout.histogram), service(result.layout.histogram);
   uint64_t interval_start = timing.measure_start_ns;
-  uint64_t last_collect = interval_start;
   // At a stop, more busy workers than CPUs each wait a whole scheduler round
   // (seconds with thousands of them) before they see it, and so may a writer
   // this thread waits for in Collect(): raised to real-time priority, each runs
@@ -549,7 +543,6 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     backend.IntervalFigures(&st.backend);
     result.total->Merge(interval);
     interval_start = now;
-    last_collect = now;
     return st;
   };
 
@@ -603,7 +596,7 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
     for (auto& p : progress_state) last_finish = std::max(last_finish, p->finished_ns.load(std::memory_order_relaxed));
     if (last_finish > timing.measure_start_ns) end = std::min(end, last_finish);
   }
-  IntervalStats last = collect_interval(std::max(end, last_collect));
+  IntervalStats last = collect_interval(std::max(end, interval_start));
   const bool sliver = last.length_s < 0.05 * static_cast<double>(config.interval_ns) / 1e9;
   if (sliver && !result.intervals.empty()) {
     // Ops that completed after the last full interval closed, in a sliver of
