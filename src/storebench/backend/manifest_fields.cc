@@ -1,5 +1,6 @@
 #include "storebench/backend/manifest_fields.h"
 
+#include <nlohmann/json.hpp>
 #include <cerrno>
 #include <cmath>
 #include <fmt/format.h>

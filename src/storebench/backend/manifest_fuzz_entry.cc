@@ -1,6 +1,7 @@
 #include "storebench/backend/manifest_fuzz_entry.h"
 
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "storebench/backend/file/dataset.h"

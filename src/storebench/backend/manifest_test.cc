@@ -1,6 +1,7 @@
 // Every data-set manifest parser (file, whisper, rocksdb) on hand-made bad
 // manifests: each is a Corruption naming the file and the field, through the
 // same check the fuzz target (manifest_fuzz.cc) runs.
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <string>

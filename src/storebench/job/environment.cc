@@ -1,5 +1,6 @@
 #include "storebench/job/environment.h"
 
+#include <nlohmann/json.hpp>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>

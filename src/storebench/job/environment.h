@@ -2,7 +2,7 @@
 // `compare` to warn when two runs come from different environments.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace storebench::job {

@@ -1,5 +1,6 @@
 #include "storebench/job/job.h"
 
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 #include <cerrno>
 #include <cstring>

@@ -11,7 +11,7 @@
 // Thread-safety: a value type.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -1,5 +1,6 @@
 #include "storebench/job/result_codec.h"
 
+#include <nlohmann/json.hpp>
 #include <map>
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 // Thread-safety: free functions without shared state.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "storebench/base/status.h"
 #include "storebench/driver/runner.h"

@@ -1,5 +1,6 @@
 #include "storebench/report/files.h"
 
+#include <nlohmann/json.hpp>
 #include <cerrno>
 #include <fmt/format.h>
 #include <fstream>

@@ -19,7 +19,7 @@
 // Thread-safety: pure functions over values; reads files.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -1,5 +1,6 @@
 #include "storebench/report/metrics_json.h"
 
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 #include <map>
 

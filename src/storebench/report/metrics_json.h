@@ -3,7 +3,7 @@
 // counters they name, so merged results render exact ratios.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
 #include <vector>

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "storebench/base/build_info.h"
@@ -362,6 +363,12 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   }
   for (const std::string& line : MetricSummaryLines(m)) s += "  " + line + "\n";
   return s;
+}
+
+bool IsRunDocument(const nlohmann::json& doc) {
+  if (!doc.is_object()) return false;
+  const std::string schema = doc.value("schema", "");
+  return schema == kRunSchema || schema == kRunSchemaV1;
 }
 
 namespace {

@@ -13,7 +13,7 @@
 // later tools can merge runs and recompute any percentile.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -31,11 +31,7 @@ inline constexpr const char* kRunSchema = "storebench.run/2";
 inline constexpr const char* kRunSchemaV1 = "storebench.run/1";
 
 // Whether `doc` is a run result document this version reads (run/2 or run/1).
-inline bool IsRunDocument(const nlohmann::json& doc) {
-  if (!doc.is_object()) return false;
-  const std::string schema = doc.value("schema", "");
-  return schema == kRunSchema || schema == kRunSchemaV1;
-}
+bool IsRunDocument(const nlohmann::json& doc);
 
 nlohmann::json LatencyJson(const measure::Histogram& h);
 

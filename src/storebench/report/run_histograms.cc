@@ -1,5 +1,6 @@
 #include "storebench/report/run_histograms.h"
 
+#include <nlohmann/json.hpp>
 #include <ctime>
 #include <fmt/format.h>
 

@@ -22,7 +22,7 @@
 // Thread-safety: pure functions over values.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

@@ -3,6 +3,7 @@
 // identical files after the same operations, each side reading the other's
 // files, and a seeded randomized differential test. Set WHISPER_DIFF_SEED to
 // replay a seed; a mismatch prints the seed and the first differing operation.
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <random>
 #include <sstream>

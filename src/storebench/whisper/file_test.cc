@@ -2,6 +2,7 @@
 // whisper.py itself traced with strace (skipped when strace or whisper is missing).
 #include "storebench/whisper/file.h"
 
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

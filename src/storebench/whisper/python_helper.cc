@@ -1,5 +1,6 @@
 #include "storebench/whisper/python_helper.h"
 
+#include <nlohmann/json.hpp>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>

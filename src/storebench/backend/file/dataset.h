@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "storebench/backend/backend.h"
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "storebench/base/status.h"
 
