@@ -28,6 +28,8 @@ if [[ ${1:-} == --test ]]; then
     chromium default-jdk-headless libhdrhistogram-java
     # valgrind: bench/rocksdb_harness_cost.sh and bench/harness_instructions.sh count instructions.
     valgrind
+    # universal-ctags: the source test that holds every function in src/ to 120 lines.
+    universal-ctags
     # clang and its sanitizer runtimes: the libFuzzer targets (fuzz preset, bench/fuzz.sh).
     clang libclang-rt-14-dev
   )
