@@ -1,0 +1,148 @@
+// The documentation against the code: every repository path that README.md or
+// docs/*.md names exists, and every flag they name is one that storebench's
+// help prints, or is listed below as another program's. Each failure names
+// the document and line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "storebench/cli/binary_test_fixture.h"
+
+namespace storebench::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path SourceDir() {
+  const char* s = std::getenv("STOREBENCH_SOURCE_DIR");
+  return s ? fs::path(s) : fs::path();
+}
+
+struct Doc {
+  std::string name;  // relative to the source directory
+  std::vector<std::string> lines;
+};
+
+std::vector<Doc> Documents() {
+  std::vector<Doc> docs;
+  const fs::path root = SourceDir();
+  std::vector<fs::path> files{root / "README.md"};
+  for (const auto& e : fs::directory_iterator(root / "docs"))
+    if (e.path().extension() == ".md") files.push_back(e.path());
+  std::sort(files.begin() + 1, files.end());
+  for (const fs::path& f : files) {
+    Doc d{fs::relative(f, root).string(), {}};
+    std::istringstream in(Slurp(f));
+    for (std::string line; std::getline(in, line);) d.lines.push_back(line);
+    docs.push_back(std::move(d));
+  }
+  return docs;
+}
+
+// Flags of other programs that the documents name, with the program: a flag
+// of storebench's own that disappears from its help cannot hide here.
+const std::map<std::string, std::string>& OtherProgramsFlags() {
+  static const std::map<std::string, std::string> flags{
+      // db_bench (RocksDB's benchmark), in its command lines beside storebench's
+      {"--benchmarks", "db_bench"}, {"--bloom_bits", "db_bench"}, {"--compression_ratio", "db_bench"},
+      {"--db", "db_bench"}, {"--histogram", "db_bench"}, {"--key_size", "db_bench"},
+      {"--perf_level", "db_bench"}, {"--report_file", "db_bench"}, {"--report_interval_seconds", "db_bench"},
+      {"--use_existing_db", "db_bench"}, {"--value_size", "db_bench"}, {"--compression_type", "db_bench"},
+      // fio
+      {"--norandommap", "fio"}, {"--randrepeat", "fio"},
+      // mpirun
+      {"--hostfile", "mpirun"}, {"--mca", "mpirun"}, {"--oversubscribe", "mpirun"},
+      // build and test tools
+      {"--build", "cmake"}, {"--preset", "cmake, ctest"}, {"--target", "cmake"},
+      {"--gtest_filter", "GoogleTest"}, {"--tool", "valgrind"}, {"--toggle-collect", "valgrind"},
+      {"--separate-threads", "valgrind"},
+      // the repository's scripts and bench/ programs
+      {"--quick", "scripts/test.sh"}, {"--reps", "bench/record_cost, bench/driver_bench"},
+      {"--seconds", "bench/driver_bench, bench/file_floor, bench/open_loop_capacity.py"},
+      {"--timed", "bench/file_floor"}, {"--rounds", "bench/open_loop_capacity.py"},
+      {"--block", "bench/search_coverage"},
+  };
+  return flags;
+}
+
+std::set<std::string> HelpFlags() {
+  std::set<std::string> flags;
+  const std::vector<std::string> helps{
+      "--help",          "run --help",           "prepare --help",        "demo --help",
+      "compare --help",  "matrix --help",        "search --help",         "report --help",
+      "whisper create --help", "whisper update --help", "whisper fetch --help", "whisper info --help",
+      "whisper dump --help"};
+  const std::regex flag(R"(--[A-Za-z][A-Za-z0-9_-]*)");
+  for (const std::string& h : helps) {
+    const std::string cmd = StorebenchBinary() + " " + h + " 2>&1";
+    std::string text;
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+      char buf[4096];
+      for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+      pclose(p);
+    }
+    EXPECT_FALSE(text.empty()) << "storebench " << h << " printed nothing";
+    for (std::sregex_iterator it(text.begin(), text.end(), flag), end; it != end; ++it) flags.insert(it->str());
+  }
+  return flags;
+}
+
+TEST(Docs, EveryPathTheyNameExists) {
+  if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
+  const fs::path root = SourceDir();
+  const std::regex path(R"(\b(?:docs|src/storebench|bench|scripts|cmake|\.ci)/[A-Za-z0-9_./{}*-]*[A-Za-z0-9_])");
+  size_t named = 0;
+  for (const Doc& d : Documents()) {
+    for (size_t i = 0; i < d.lines.size(); ++i) {
+      const std::string& line = d.lines[i];
+      for (std::sregex_iterator it(line.begin(), line.end(), path), end; it != end; ++it) {
+        const std::string p = it->str();
+        if (it->position() > 0 && line[it->position() - 1] == '/') continue;  // inside build/…: made by a build
+        ++named;
+        // A pattern or a placeholder (backend/NAME/) names no one file.
+        if (p.find_first_of("*{}") != std::string::npos || std::regex_search(p, std::regex("/[A-Z]+(/|$)"))) continue;
+        bool found = fs::exists(root / p);
+        // A bench/ program is named as it is built (bench/record_cost is bench/record_cost.cc).
+        for (const char* ext : {".cc", ".sh", ".py"}) found = found || fs::exists(root / (p + ext));
+        EXPECT_TRUE(found) << d.name << ":" << i + 1 << " names " << p << ", which is not in the repository";
+      }
+    }
+  }
+  EXPECT_GT(named, 50u) << "the documents name hardly any path: is the pattern wrong?";
+}
+
+TEST(Docs, EveryFlagTheyNameIsInTheHelpOrAnotherProgramsFlag) {
+  if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
+  const std::set<std::string> help = HelpFlags();
+  ASSERT_GT(help.size(), 100u) << "the help printed few flags: is the binary right?";
+  const std::regex flag(R"((^|[^A-Za-z0-9_-])(--[A-Za-z][A-Za-z0-9_-]*))");
+  std::set<std::string> others_used;
+  for (const Doc& d : Documents()) {
+    for (size_t i = 0; i < d.lines.size(); ++i) {
+      const std::string& line = d.lines[i];
+      for (std::sregex_iterator it(line.begin(), line.end(), flag), end; it != end; ++it) {
+        const std::string f = (*it)[2].str();
+        if (help.count(f) || std::regex_match(f, std::regex("--[A-Z]+"))) continue;  // --KEY: a placeholder
+        if (OtherProgramsFlags().count(f)) {
+          others_used.insert(f);
+          continue;
+        }
+        ADD_FAILURE() << d.name << ":" << i + 1 << " names " << f
+                      << ", which no storebench help prints (nor is it listed as another program's flag)";
+      }
+    }
+  }
+  // The list holds only flags the documents use and storebench's help does not print.
+  for (const auto& [f, program] : OtherProgramsFlags()) {
+    EXPECT_FALSE(help.count(f)) << f << " is listed as " << program << "'s, but storebench's help prints it";
+    EXPECT_TRUE(others_used.count(f)) << f << " is listed as " << program << "'s, but no document names it";
+  }
+}
+
+}  // namespace
+}  // namespace storebench::testing
