@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -42,6 +43,18 @@ std::vector<Doc> Documents() {
     docs.push_back(std::move(d));
   }
   return docs;
+}
+
+// Calls fn(document, line number, line, match) for every match of `re` in
+// every document, line by line.
+void ForEachMatch(const std::regex& re,
+                  const std::function<void(const Doc&, size_t, const std::string&, const std::smatch&)>& fn) {
+  for (const Doc& d : Documents()) {
+    for (size_t i = 0; i < d.lines.size(); ++i) {
+      const std::string& line = d.lines[i];
+      for (std::sregex_iterator it(line.begin(), line.end(), re), end; it != end; ++it) fn(d, i + 1, line, *it);
+    }
+  }
 }
 
 // Flags of other programs that the documents name, with the program: a flag
@@ -97,23 +110,51 @@ TEST(Docs, EveryPathTheyNameExists) {
   const fs::path root = SourceDir();
   const std::regex path(R"(\b(?:docs|src/storebench|bench|scripts|cmake|\.ci)/[A-Za-z0-9_./{}*-]*[A-Za-z0-9_])");
   size_t named = 0;
-  for (const Doc& d : Documents()) {
-    for (size_t i = 0; i < d.lines.size(); ++i) {
-      const std::string& line = d.lines[i];
-      for (std::sregex_iterator it(line.begin(), line.end(), path), end; it != end; ++it) {
-        const std::string p = it->str();
-        if (it->position() > 0 && line[it->position() - 1] == '/') continue;  // inside build/…: made by a build
-        ++named;
-        // A pattern or a placeholder (backend/NAME/) names no one file.
-        if (p.find_first_of("*{}") != std::string::npos || std::regex_search(p, std::regex("/[A-Z]+(/|$)"))) continue;
-        bool found = fs::exists(root / p);
-        // A bench/ program is named as it is built (bench/record_cost is bench/record_cost.cc).
-        for (const char* ext : {".cc", ".sh", ".py"}) found = found || fs::exists(root / (p + ext));
-        EXPECT_TRUE(found) << d.name << ":" << i + 1 << " names " << p << ", which is not in the repository";
-      }
-    }
-  }
+  ForEachMatch(path, [&](const Doc& d, size_t n, const std::string& line, const std::smatch& m) {
+    const std::string p = m.str();
+    if (m.position() > 0 && line[m.position() - 1] == '/') return;  // inside build/…: made by a build
+    ++named;
+    // A pattern or a placeholder (backend/NAME/) names no one file.
+    if (p.find_first_of("*{}") != std::string::npos || std::regex_search(p, std::regex("/[A-Z]+(/|$)"))) return;
+    bool found = fs::exists(root / p);
+    // A bench/ program is named as it is built (bench/record_cost is bench/record_cost.cc).
+    for (const char* ext : {".cc", ".sh", ".py"}) found = found || fs::exists(root / (p + ext));
+    EXPECT_TRUE(found) << d.name << ":" << n << " names " << p << ", which is not in the repository";
+  });
   EXPECT_GT(named, 50u) << "the documents name hardly any path: is the pattern wrong?";
+}
+
+// Suite.Case of every test in the tree (TEST, TEST_F, TEST_P).
+std::set<std::string> TestNames() {
+  std::set<std::string> names;
+  const std::regex test(R"(\bTEST(?:_F|_P)?\(\s*([A-Za-z0-9_]+),\s*([A-Za-z0-9_]+)\s*\))");
+  for (const auto& e : fs::recursive_directory_iterator(SourceDir() / "src")) {
+    const std::string name = e.path().filename().string();
+    if (name.size() < 8 || name.compare(name.size() - 8, 8, "_test.cc") != 0) continue;
+    const std::string text = Slurp(e.path());
+    for (std::sregex_iterator it(text.begin(), text.end(), test), end; it != end; ++it)
+      names.insert((*it)[1].str() + "." + (*it)[2].str());
+  }
+  return names;
+}
+
+TEST(Docs, EveryTestTheyCiteExists) {
+  if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
+  const std::set<std::string> tests = TestNames();
+  ASSERT_GT(tests.size(), 300u) << "few tests found: is the pattern wrong?";
+  // A test is cited as `Suite.Case` (CamelCase both); `Suite.*` names a whole suite.
+  const std::regex cited(R"(`([A-Z][A-Za-z0-9]*)\.([A-Z][A-Za-z0-9]*|\*)`)");
+  size_t citations = 0;
+  ForEachMatch(cited, [&](const Doc& d, size_t n, const std::string&, const std::smatch& m) {
+    const std::string suite = m[1].str(), test = m[2].str();
+    if (suite == "Suite") return;  // the placeholder of "how to cite"
+    ++citations;
+    const auto first = tests.lower_bound(suite + ".");
+    const bool found = test == "*" ? first != tests.end() && first->rfind(suite + ".", 0) == 0
+                                   : tests.count(suite + "." + test) > 0;
+    EXPECT_TRUE(found) << d.name << ":" << n << " cites " << suite << "." << test << ", which is no test in src/";
+  });
+  EXPECT_GT(citations, 20u);
 }
 
 TEST(Docs, EveryFlagTheyNameIsInTheHelpOrAnotherProgramsFlag) {
@@ -122,21 +163,16 @@ TEST(Docs, EveryFlagTheyNameIsInTheHelpOrAnotherProgramsFlag) {
   ASSERT_GT(help.size(), 100u) << "the help printed few flags: is the binary right?";
   const std::regex flag(R"((^|[^A-Za-z0-9_-])(--[A-Za-z][A-Za-z0-9_-]*))");
   std::set<std::string> others_used;
-  for (const Doc& d : Documents()) {
-    for (size_t i = 0; i < d.lines.size(); ++i) {
-      const std::string& line = d.lines[i];
-      for (std::sregex_iterator it(line.begin(), line.end(), flag), end; it != end; ++it) {
-        const std::string f = (*it)[2].str();
-        if (help.count(f) || std::regex_match(f, std::regex("--[A-Z]+"))) continue;  // --KEY: a placeholder
-        if (OtherProgramsFlags().count(f)) {
-          others_used.insert(f);
-          continue;
-        }
-        ADD_FAILURE() << d.name << ":" << i + 1 << " names " << f
-                      << ", which no storebench help prints (nor is it listed as another program's flag)";
-      }
+  ForEachMatch(flag, [&](const Doc& d, size_t n, const std::string&, const std::smatch& m) {
+    const std::string f = m[2].str();
+    if (help.count(f) || std::regex_match(f, std::regex("--[A-Z]+"))) return;  // --KEY: a placeholder
+    if (OtherProgramsFlags().count(f)) {
+      others_used.insert(f);
+      return;
     }
-  }
+    ADD_FAILURE() << d.name << ":" << n << " names " << f
+                  << ", which no storebench help prints (nor is it listed as another program's flag)";
+  });
   // The list holds only flags the documents use and storebench's help does not print.
   for (const auto& [f, program] : OtherProgramsFlags()) {
     EXPECT_FALSE(help.count(f)) << f << " is listed as " << program << "'s, but storebench's help prints it";
