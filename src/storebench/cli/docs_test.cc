@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "storebench/cli/binary_test_fixture.h"
+#include "storebench/report/result_keys.h"
 
 namespace storebench::testing {
 namespace {
@@ -178,6 +181,53 @@ TEST(Docs, EveryFlagTheyNameIsInTheHelpOrAnotherProgramsFlag) {
     EXPECT_FALSE(help.count(f)) << f << " is listed as " << program << "'s, but storebench's help prints it";
     EXPECT_TRUE(others_used.count(f)) << f << " is listed as " << program << "'s, but no document names it";
   }
+}
+
+// Every key path of a document: objects' keys joined by dots, an array's
+// elements as `name[]`.
+void KeyPaths(const nlohmann::json& j, const std::string& at, std::set<std::string>* out) {
+  if (j.is_object()) {
+    if (j.empty() && !at.empty()) out->insert(at);
+    for (const auto& [k, v] : j.items()) KeyPaths(v, at.empty() ? k : at + "." + k, out);
+  } else if (j.is_array()) {
+    if (j.empty()) out->insert(at + "[]");
+    for (const auto& v : j) KeyPaths(v, at + "[]", out);
+  } else {
+    out->insert(at);
+  }
+}
+
+class DocsKeys : public BinaryTest {};
+
+// docs/json.md is the table's text, and every key the result writer emits in
+// runs of each shape (closed, open, groups, two-phase, errors, the file and
+// whisper backends) is in the table.
+TEST_F(DocsKeys, TheReferenceHoldsEveryKeyARunWrites) {
+  if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
+  EXPECT_EQ(Slurp(SourceDir() / "docs" / "json.md"), report::ResultKeysMarkdown())
+      << "docs/json.md differs from the table: storebench help --markdown keys > docs/json.md";
+  const std::string file_data = (dir_ / "file").string(), whisper_data = (dir_ / "whisper").string();
+  ASSERT_EQ(Run("prepare --backend file --data " + file_data + " --files 2 --file-size 1M").code, 0);
+  ASSERT_EQ(Run("prepare --backend whisper --data " + whisper_data + " --metrics 8").code, 0);
+  const std::vector<std::string> runs{
+      "run --backend null --threads 1 --duration 300ms",
+      "run --backend null --schedule constant:2000 --duration 300ms --stall 20ms/100ms",
+      "run --backend null --class a:threads=1,schedule=constant:1000 --class b:threads=1 --duration 300ms",
+      "run --backend null --two-phase 0.5 --duration 300ms --interval 100ms",
+      "run --backend null --threads 1 --ops 1000 --fail-every 10 --max-errors 5",
+      "run --backend file --data " + file_data + " --workload randread --duration 300ms",
+      "run --backend whisper --data " + whisper_data + " --duration 300ms",
+  };
+  std::set<std::string> paths;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto json = dir_ / ("r" + std::to_string(i) + ".json");
+    Outcome o = Run(runs[i] + " --quiet --json " + json.string());
+    ASSERT_LE(o.code, 1) << runs[i] << ": " << o.err;
+    KeyPaths(nlohmann::json::parse(Slurp(json)), "", &paths);
+  }
+  ASSERT_GT(paths.size(), 200u);
+  for (const std::string& p : paths)
+    EXPECT_NE(report::DescribingKey(p), nullptr) << p << " is written by a run but not in src/storebench/report/result_keys.cc";
 }
 
 }  // namespace
