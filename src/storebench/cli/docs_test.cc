@@ -4,6 +4,8 @@
 // the document and line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -16,6 +18,7 @@
 
 #include "storebench/cli/binary_test_fixture.h"
 #include "storebench/report/result_keys.h"
+#include "storebench/report/summary_lines.h"
 
 namespace storebench::testing {
 namespace {
@@ -197,21 +200,61 @@ void KeyPaths(const nlohmann::json& j, const std::string& at, std::set<std::stri
   }
 }
 
-class DocsKeys : public BinaryTest {};
+// The text between a document's BEGIN and END generated markers.
+std::string GeneratedBlock(const std::string& doc) {
+  const size_t begin = doc.find("<!-- BEGIN generated");
+  const size_t from = doc.find("-->\n", begin);
+  const size_t end = doc.find("<!-- END generated -->", from);
+  if (begin == std::string::npos || from == std::string::npos || end == std::string::npos) return "";
+  return doc.substr(from + 4, end - from - 4);
+}
 
-// docs/json.md is the table's text, and every key the result writer emits in
-// runs of each shape (closed, open, groups, two-phase, errors, the file and
-// whisper backends) is in the table.
-TEST_F(DocsKeys, TheReferenceHoldsEveryKeyARunWrites) {
+// Whether a summary line (as printed: two spaces, a word, …) is in the
+// reference; kinds are the run's op kinds, backends the backends' names.
+bool SummaryLineDescribed(const std::string& line, const std::set<std::string>& kinds) {
+  std::istringstream in(line);
+  std::string word;
+  in >> word;
+  for (const report::SummaryLine& l : report::SummaryLines()) {
+    using enum report::SummaryLineKind;
+    switch (l.kind) {
+      case kNamed:
+      case kNotSustained:
+        if (word == l.name) return true;
+        break;
+      case kTotals:
+        if (!word.empty() && std::all_of(word.begin(), word.end(), ::isdigit)) return true;
+        break;
+      case kBackend:
+        if (word == "null" || word == "file" || word == "whisper" || word == "rocksdb") return true;
+        break;
+      case kKind:
+        if (kinds.count(word)) return true;
+        break;
+    }
+  }
+  return false;
+}
+
+class DocsReference : public BinaryTest {};
+
+// docs/json.md and the summary section of docs/reading-results.md are their
+// tables' text, and every key the result writer emits and every summary line
+// printed, in runs of each shape (closed, open, overloaded, groups,
+// two-phase, errors, the file and whisper backends), is in the tables.
+TEST_F(DocsReference, EveryKeyAndSummaryLineARunWritesIsDescribed) {
   if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
   EXPECT_EQ(Slurp(SourceDir() / "docs" / "json.md"), report::ResultKeysMarkdown())
       << "docs/json.md differs from the table: storebench help --markdown keys > docs/json.md";
+  EXPECT_EQ(GeneratedBlock(Slurp(SourceDir() / "docs" / "reading-results.md")), report::SummaryLinesMarkdown())
+      << "docs/reading-results.md's summary section differs from the table: storebench help --markdown summary";
   const std::string file_data = (dir_ / "file").string(), whisper_data = (dir_ / "whisper").string();
   ASSERT_EQ(Run("prepare --backend file --data " + file_data + " --files 2 --file-size 1M").code, 0);
   ASSERT_EQ(Run("prepare --backend whisper --data " + whisper_data + " --metrics 8").code, 0);
   const std::vector<std::string> runs{
       "run --backend null --threads 1 --duration 300ms",
       "run --backend null --schedule constant:2000 --duration 300ms --stall 20ms/100ms",
+      "run --backend null --schedule constant:20000 --service-time sleep:1ms --duration 300ms",
       "run --backend null --class a:threads=1,schedule=constant:1000 --class b:threads=1 --duration 300ms",
       "run --backend null --two-phase 0.5 --duration 300ms --interval 100ms",
       "run --backend null --threads 1 --ops 1000 --fail-every 10 --max-errors 5",
@@ -219,13 +262,27 @@ TEST_F(DocsKeys, TheReferenceHoldsEveryKeyARunWrites) {
       "run --backend whisper --data " + whisper_data + " --duration 300ms",
   };
   std::set<std::string> paths;
+  size_t lines = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto json = dir_ / ("r" + std::to_string(i) + ".json");
-    Outcome o = Run(runs[i] + " --quiet --json " + json.string());
+    Outcome o = Run(runs[i] + " --progress never --json " + json.string());
     ASSERT_LE(o.code, 1) << runs[i] << ": " << o.err;
-    KeyPaths(nlohmann::json::parse(Slurp(json)), "", &paths);
+    const nlohmann::json doc = nlohmann::json::parse(Slurp(json));
+    KeyPaths(doc, "", &paths);
+    std::set<std::string> kinds;
+    for (const auto& [k, v] : doc["kinds"].items()) kinds.insert(k);
+    std::istringstream out(o.out);
+    bool in_summary = false;
+    for (std::string line; std::getline(out, line);) {
+      if (line.rfind("== ", 0) == 0) in_summary = true;
+      if (!in_summary || line.rfind("  ", 0) != 0) continue;
+      ++lines;
+      EXPECT_TRUE(SummaryLineDescribed(line, kinds))
+          << runs[i] << " prints a summary line not in src/storebench/report/summary_lines.cc: " << line;
+    }
   }
   ASSERT_GT(paths.size(), 200u);
+  EXPECT_GT(lines, 50u);
   for (const std::string& p : paths)
     EXPECT_NE(report::DescribingKey(p), nullptr) << p << " is written by a run but not in src/storebench/report/result_keys.cc";
 }
