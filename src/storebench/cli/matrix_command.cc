@@ -22,7 +22,9 @@
 #include "storebench/base/atomic_file.h"
 #include "storebench/cli/relayed_progress.h"
 #include "storebench/base/dir_lock.h"
+#include "storebench/base/json_file.h"
 #include "storebench/cli/run_command.h"
+#include "storebench/cli/table_flags.h"
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
 #include "storebench/report/html_report.h"
@@ -171,12 +173,11 @@ nlohmann::json ManifestJson(const MatrixFlags& f, const std::vector<Axis>& axes,
 // runs of other settings under these names.
 Status CheckExistingManifest(const fs::path& path, const nlohmann::json& wanted) {
   if (!fs::exists(path)) return Status::Ok();
-  std::FILE* file = std::fopen(path.c_str(), "r");
-  if (!file) return ErrnoStatus("open", path.string(), errno);
-  auto old = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
-  std::fclose(file);
-  if (old.is_discarded() || old.value("schema", "") != report::kMatrixSchema)
+  auto read = ReadJsonFile(path.string());
+  if (!read.ok() && read.status().code() != Status::Code::kCorruption) return read.status();
+  if (!read.ok() || read->value("schema", "") != report::kMatrixSchema)
     return Status::InvalidArgument(fmt::format("--out: {} is not a storebench matrix manifest", path.string()));
+  const nlohmann::json& old = *read;
   if (old["run_args"] != wanted["run_args"] || old["vary"] != wanted["vary"])
     return Status::InvalidArgument(fmt::format(
         "--out: {} holds a matrix of other settings (run args {}, vary {}); use a new directory",

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "storebench/cli/run_command.h"
-#include "storebench/report/files.h"
+#include "storebench/base/json_file.h"
 #include "storebench/report/hdr_log.h"
 #include "storebench/report/hgrm.h"
 #include "storebench/report/html_report.h"
@@ -62,7 +62,7 @@ StatusOr<HdrTexts> HdrTextsOf(const std::string& path, const std::string& latenc
     out.hgrm = report::PercentileDistribution(latency == "service" ? lat.service : lat.response, unit_ratio);
     return out;
   }
-  auto doc = report::ReadJsonFile(path);
+  auto doc = ReadJsonFile(path);
   if (!doc.ok()) return doc.status();
   if (!report::IsRunDocument(*doc))
     return Status::InvalidArgument(

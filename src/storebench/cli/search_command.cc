@@ -5,15 +5,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "storebench/base/atomic_file.h"
 #include "storebench/base/dir_lock.h"
 #include "storebench/base/file_identity.h"
+#include "storebench/base/json_file.h"
 #include "storebench/base/units.h"
 #include "storebench/cli/run_command.h"
+#include "storebench/cli/table_flags.h"
+#include "storebench/cli/compare_command.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
 #include "storebench/job/search.h"
@@ -116,21 +117,11 @@ StatusOr<Settings> ParseSettings(const SearchFlags& f) {
   return s;
 }
 
-StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return ErrnoStatus("open", path.string(), errno);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto doc = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::Corruption(fmt::format("{}: not valid JSON", path.string()));
-  return doc;
-}
-
 // Refuses a directory that holds steps of another job: their results would answer another question.
 Status PrepareOutDir(const fs::path& dir, const nlohmann::json& manifest) {
   const fs::path path = dir / kManifest;
   if (fs::exists(path)) {
-    auto old = ReadJson(path);
+    auto old = ReadJsonFile(path.string());
     if (!old.ok() || old->value("schema", "") != kDirSchema)
       return Status::InvalidArgument(fmt::format("--out: {} is not a storebench search directory", dir.string()));
     if ((*old)["run_args"] != manifest["run_args"] || (*old)["step_duration_ns"] != manifest["step_duration_ns"])
@@ -214,7 +205,7 @@ class StepRunner {
     if (!plan.ok()) return plan.status();
     const fs::path path = fs::path(flags_.out) / file;
     if (!flags_.out.empty() && fs::exists(path)) {
-      auto doc = ReadJson(path);
+      auto doc = ReadJsonFile(path.string());
       if (doc.ok() && doc->value("schema", "") == report::kRunSchema &&
           !(*doc)["totals"].value("interrupted", true)) {
         if ((*doc)["config"] != plan->job.ToJson())

@@ -1,13 +1,9 @@
 #include "storebench/job/job.h"
 
 #include <fmt/format.h>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <set>
-#include <sstream>
 
+#include "storebench/base/json_file.h"
 #include "storebench/driver/schedule.h"
 #include "storebench/driver/threads.h"
 
@@ -179,27 +175,18 @@ StatusOr<Job> Job::Load(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Status::InvalidArgument(fmt::format("--job {}: is a directory; give a job or result JSON file", path));
-  std::ifstream in(path);
-  if (!in) return Status::InvalidArgument(fmt::format("--job {}: cannot read it: {}", path, std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = ReadTextFile(path);
+  if (!text.ok()) {
+    // "open PATH: strerror" as "--job PATH: cannot read it: strerror".
+    const std::string opened = "open " + path + ": ";
+    std::string why = text.status().message();
+    if (why.rfind(opened, 0) == 0) why = why.substr(opened.size());
+    return Status::InvalidArgument(fmt::format("--job {}: cannot read it: {}", path, why));
+  }
   // A key given twice would silently keep its last value: which one the author meant is unknown.
-  std::vector<std::set<std::string>> keys;
-  std::string duplicate;
-  auto note_keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) keys.emplace_back();
-    if (event == E::object_end && !keys.empty()) keys.pop_back();
-    if (event == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  nlohmann::json doc = nlohmann::json::parse(ss.str(), note_keys, false);
-  if (doc.is_discarded()) return Status::InvalidArgument(fmt::format("--job {}: not valid JSON", path));
-  if (!duplicate.empty())
-    return Status::InvalidArgument(
-        fmt::format("--job {}: the key \"{}\" is given twice in one object; give each setting once", path, duplicate));
-  return FromJson(doc, path);
+  auto doc = ParseJson(*text, "--job " + path, DuplicateKeys::kRefuse);
+  if (!doc.ok()) return Status::InvalidArgument(doc.status().message());
+  return FromJson(*doc, path);
 }
 
 void Job::Override(const Job& over, bool backend_given) {
