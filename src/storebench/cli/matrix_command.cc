@@ -105,7 +105,7 @@ StatusOr<double> CheckRunArgs(const std::vector<std::string>& args, const std::s
   const double phase_s = c.duration_ns ? static_cast<double>(c.warmup_ns + c.duration_ns) / 1e9
                          : end != UINT64_MAX ? static_cast<double>(end) / 1e9
                                              : 0;
-  return phase_s * (plan->two_phase.on ? 2 : 1);
+  return phase_s * (plan->core.two_phase.on ? 2 : 1);
 }
 
 // Runs argv[0] with `argv`; returns its exit code, or 128 + signal. stdout

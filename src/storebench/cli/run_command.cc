@@ -309,7 +309,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   report::ProgressDisplay display(out.progress, out.quiet);
   report::RunProgressText text;
   const driver::ScheduleSpec& first = plan->config.groups[0].schedule;
-  text.StartPhase(PhaseInfo(plan->config, plan->two_phase.on ? "phase 1 closed loop,"
+  text.StartPhase(PhaseInfo(plan->config, plan->core.two_phase.on ? "phase 1 closed loop,"
                                           : first.open_loop() && plan->config.groups.size() == 1
                                               ? "open loop " + ShortSchedule(first.text) + ","
                                               : "closed loop,"));
