@@ -100,7 +100,7 @@ const OptionTable<SearchOptions>& SearchOptionTable() {
         .Custom({"max-rate", OptionType::kText,
                  "top rate to try: a rate such as 100k, or a percentage of the measured closed-loop capacity such as "
                  "150% (default: 120% when bisecting, 100% for --sweep)",
-                 "", {}, "", "R or N%"},
+                 "", {}, "", ""},
                 &SetMaxRate)
         .Duration("step-duration", &O::step_ns, "measured time of each step", "10s", 10'000'000)
         .Duration("settle", &O::settle_ns,
@@ -114,12 +114,12 @@ const OptionTable<SearchOptions>& SearchOptionTable() {
                 "3", "0, or 3 to 100", &ParseConfirm)
         .Parsed("confidence", &O::confidence, "confidence in percent that each SLO holds", "95",
                 "95, 99, 99.5 or 99.9", &ParseConfidence)
-        .Parsed("precision", &O::precision, "stop when the bracket is this narrow (relative)", "2%",
+        .Parsed("precision", &O::precision, "stop when the bracket is this narrow", "2%",
                 "a relative width such as 2% or 0.02",
                 [](const std::string& v) {
                   return ParsePercent(v, "--precision", 0.01, 50, "a relative width such as 2% or 0.02");
                 })
-        .Parsed("sweep", &O::sweep, "run these fractions of the top instead of bisecting, e.g. 10%,20%,50%,100%", "",
+        .Parsed("sweep", &O::sweep, "run these fractions of the top instead of bisecting", "",
                 kSweepForm, &ParseSweep)
         .Require([](O& o) -> Status {
           if (o.max_rate > 0 && o.min_rate >= o.max_rate)
