@@ -66,8 +66,17 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-StatusOr<driver::RunResult> Closed(backend::Backend& b, int threads, double seconds) {
+// What `run` would use for the options this benchmark does not set.
+driver::RunConfig BenchConfig() {
   driver::RunConfig c;
+  c.interval_ns = 1'000'000'000;
+  c.seed = 1;
+  c.hiccup_period_ns = driver::RunConfig::kHiccupAuto;
+  return c;
+}
+
+StatusOr<driver::RunResult> Closed(backend::Backend& b, int threads, double seconds) {
+  driver::RunConfig c = BenchConfig();
   c.groups[0].threads = threads;
   c.duration_ns = static_cast<uint64_t>(seconds * 1e9);
   c.warmup_ns = 200'000'000;
@@ -118,7 +127,7 @@ int main(int argc, char** argv) {
   for (double rate : {100e3, 1e6}) {
     std::vector<double> achieved, lag99, lag50;
     for (int r = 0; r < reps; ++r) {
-      driver::RunConfig c;
+      driver::RunConfig c = BenchConfig();
       c.groups[0].threads = 2;
       c.groups[0].schedule = *driver::ParseSchedule(rate == 1e6 ? "constant:1M" : "constant:100k");
       c.duration_ns = static_cast<uint64_t>(seconds * 1e9);

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "storebench/report/compare.h"
-#include "storebench/report/files.h"
+#include "storebench/base/json_file.h"
 #include "storebench/report/stats.h"
 
 namespace sb = storebench::report;
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   for (int i = 1;; ++i) {
     const fs::path path = fs::path(argv[1]) / ("run-" + std::to_string(i) + ".json");
     if (!fs::exists(path)) break;
-    auto doc = sb::ReadJsonFile(path.string());
+    auto doc = storebench::ReadJsonFile(path.string());
     if (!doc.ok()) {
       std::fprintf(stderr, "%s\n", doc.status().message().c_str());
       return 1;

@@ -1,11 +1,10 @@
 #include "storebench/backend/manifest_fields.h"
 
 #include <nlohmann/json.hpp>
-#include <cerrno>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
+
+#include "storebench/base/json_file.h"
 
 namespace storebench::backend {
 namespace {
@@ -113,23 +112,20 @@ std::vector<std::pair<uint64_t, uint64_t>> ManifestFields::Pairs(const char* fie
 }
 
 StatusOr<nlohmann::json> ParseManifestText(std::string_view text, const std::string& path) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object())
+  auto parsed = ParseJson(text, path);
+  if (!parsed.ok() || !parsed->is_object())
     return Status::Corruption(fmt::format("{}: corrupt manifest: not a JSON object; prepare the data set again (or "
                                           "remove the directory)",
                                           path));
-  return j;
+  return std::move(*parsed);
 }
 
 StatusOr<nlohmann::json> ReadManifestFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (errno == ENOENT) return Status::NotFound(fmt::format("open {}: no such file", path));
-    return ErrnoStatus("open", path, errno);
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseManifestText(ss.str(), path);
+  auto text = ReadTextFile(path);
+  if (!text.ok() && text.status().code() == Status::Code::kNotFound)
+    return Status::NotFound(fmt::format("open {}: no such file", path));
+  if (!text.ok()) return text.status();
+  return ParseManifestText(*text, path);
 }
 
 }  // namespace storebench::backend

@@ -173,6 +173,20 @@ class OptionTable {
                  return Status::Ok();
                });
   }
+  // Text with a grammar of its own, parsed once by `parse` into a typed member
+  // (V or std::optional<V>): what is checked is what is kept.
+  // `parse` takes the text and returns a StatusOr of the member's value.
+  template <typename M, typename Parse>
+  OptionTable& Parsed(std::string name, M T::*field, std::string help, std::string def, std::string form,
+                      Parse parse) {
+    return Add({name, OptionType::kText, std::move(help), std::move(def), {}, "", std::move(form)},
+               [field, parse](T& t, const std::string& v) -> Status {
+                 auto parsed = parse(v);
+                 if (!parsed.ok()) return parsed.status();
+                 t.*field = std::move(*parsed);
+                 return Status::Ok();
+               });
+  }
   // An option whose value is parsed into several members, or into an optional:
   // `set` gets the text. The spec still declares type, form and default.
   OptionTable& Custom(OptionSpec spec, Setter set) { return Add(std::move(spec), std::move(set)); }

@@ -70,5 +70,30 @@ TEST(OptionTableTest, HelpCarriesChoicesRangeAndDefaults) {
   EXPECT_EQ(filled.count("wait"), 0u);
 }
 
+// A grammar of its own is parsed once, into the typed member (here an optional list).
+TEST(OptionTableTest, ParsedTextIsKeptAsItsTypedValue) {
+  struct Pins {
+    std::optional<std::vector<int>> cpus;
+  };
+  OptionTable<Pins> t("pins");
+  t.Parsed("cpus", &Pins::cpus, "cpus", "", "N,N,...", [](const std::string& v) -> StatusOr<std::vector<int>> {
+    std::vector<int> out;
+    for (std::string_view piece : Split(v, ',')) {
+      auto n = ParseInteger(piece, "--cpus", 0, 63);
+      if (!n.ok()) return n.status();
+      out.push_back(static_cast<int>(*n));
+    }
+    return out;
+  });
+  auto none = t.Parse({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->cpus.has_value());
+  auto some = t.Parse({{"cpus", "0,3"}});
+  ASSERT_TRUE(some.ok()) << some.status().message();
+  EXPECT_EQ(*some->cpus, (std::vector<int>{0, 3}));
+  EXPECT_EQ(t.Parse({{"cpus", "0,x"}}).status().message(), "--cpus: expected a whole number from 0 to 63; got 'x'");
+  EXPECT_EQ(t.Find("cpus")->Help(), "cpus (N,N,...)");
+}
+
 }  // namespace
 }  // namespace storebench

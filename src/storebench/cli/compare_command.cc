@@ -8,21 +8,41 @@
 #include "storebench/base/units.h"
 
 #include "storebench/cli/run_command.h"
+#include "storebench/cli/table_flags.h"
 #include "storebench/report/result.h"
 
 namespace storebench::cli {
 
+StatusOr<double> ParseConfidence(const std::string& text) {
+  static const std::pair<const char*, double> kLevels[] = {{"95", 0.95}, {"99", 0.99}, {"99.5", 0.995}, {"99.9", 0.999}};
+  for (const auto& [level, fraction] : kLevels)
+    if (text == level || text == std::string(level) + "%") return fraction;
+  return Status::InvalidArgument(fmt::format("--confidence: expected 95, 99, 99.5 or 99.9 (percent); got '{}'", text));
+}
+
+const OptionTable<report::CompareOptions>& ComparisonOptionTable() {
+  using O = report::CompareOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> t("compare");
+    t.Text("baseline", &O::baseline, "group name or run file to compare the others against (default: the first)", "",
+           "")
+        .Parsed("confidence", &O::confidence, "confidence level in percent", "99.5", "95, 99, 99.5 or 99.9",
+                &ParseConfidence)
+        .Enum("latency", &O::latency,
+              std::vector<std::pair<std::string, std::string>>{{"response", "response"}, {"service", "service"}},
+              "latency to compare: response (from intended start) or service", "response")
+        .Integer("bootstrap-seed", &O::seed, "seed of the bootstrap resampling (results are reproducible)", "1", 0,
+                 INT64_MAX)
+        .Flag("paired", &O::paired,
+              "throughput as the median of paired ratios (the i-th runs of two groups are a pair, e.g. adjacent "
+              "runs of one round) with a distribution-free CI, instead of Welch's t-test");
+    return t;
+  }();
+  return table;
+}
+
 void AddComparisonFlags(CLI::App* app, CompareFlags* f) {
-  app->add_option("--baseline", f->baseline, "group name or run file to compare the others against (default: the first)");
-  app->add_option("--confidence", f->confidence, "confidence level in percent: 95, 99, 99.5 or 99.9")
-      ->capture_default_str();
-  app->add_option("--latency", f->latency, "latency to compare: response (from intended start) or service")
-      ->capture_default_str();
-  app->add_option("--bootstrap-seed", f->seed, "seed of the bootstrap resampling (results are reproducible)")
-      ->capture_default_str();
-  app->add_flag("--paired", f->paired,
-                "throughput as the median of paired ratios (the i-th runs of two groups are a pair, e.g. adjacent "
-                "runs of one round) with a distribution-free CI, instead of Welch's t-test");
+  AddTableOptions(app, ComparisonOptionTable().Specs(), &f->comparison);
 }
 
 void AddCompareFlags(CLI::App* app, CompareFlags* f) {
@@ -34,21 +54,7 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
 }
 
 StatusOr<report::CompareOptions> BuildCompareOptions(const CompareFlags& f) {
-  report::CompareOptions o;
-  static const std::pair<const char*, double> kLevels[] = {{"95", 0.95}, {"99", 0.99}, {"99.5", 0.995}, {"99.9", 0.999}};
-  o.confidence = 0;
-  for (const auto& [text, level] : kLevels)
-    if (f.confidence == text || f.confidence == std::string(text) + "%") o.confidence = level;
-  if (o.confidence == 0)
-    return Status::InvalidArgument(
-        fmt::format("--confidence: expected 95, 99, 99.5 or 99.9 (percent); got '{}'", f.confidence));
-  if (f.latency != "response" && f.latency != "service")
-    return Status::InvalidArgument(fmt::format("--latency: expected response or service; got '{}'", f.latency));
-  o.baseline = f.baseline;
-  o.latency = f.latency;
-  o.seed = f.seed;
-  o.paired = f.paired;
-  return o;
+  return ComparisonOptionTable().Parse(f.comparison);
 }
 
 int PrintComparison(const report::CompareInput& input, const CompareFlags& f) {

@@ -8,28 +8,38 @@
 #include <vector>
 
 #include "storebench/base/file_identity.h"
+#include "storebench/base/option_table.h"
 #include "storebench/base/status.h"
 #include "storebench/report/compare.h"
 
 namespace storebench::cli {
 
-// Flags of `compare` (and the comparison part of `matrix`), as given.
+// --repeat of `matrix` (runs per variant) and of `search` (runs per step):
+// from 1 to this many.
+inline constexpr int kMaxRepeat = 10000;
+
+// Flags of `compare` (and the comparison part of `matrix` and `report`), as given.
 struct CompareFlags {
   std::vector<std::string> operands;
-  std::string baseline;
-  std::string confidence = "99.5";
   std::string json_path;
-  std::string latency = "response";
-  uint64_t seed = 1;
-  bool paired = false;
+  OptionValues comparison;  // ComparisonOptionTable()'s options, as text
 };
 
-// Adds --baseline, --confidence, --latency and --seed (shared with `matrix`).
+// --baseline, --confidence, --latency, --bootstrap-seed and --paired: their
+// defaults, ranges and help, parsed into report options.
+const OptionTable<report::CompareOptions>& ComparisonOptionTable();
+
+// A --confidence level, "95", "99", "99.5" or "99.9" (percent, "%" allowed),
+// as a fraction; InvalidArgument names the flag and the accepted levels.
+// `compare`, `matrix`, `report` and `search` take the same levels.
+StatusOr<double> ParseConfidence(const std::string& text);
+
+// Adds the comparison table's options (shared with `matrix` and `report`).
 void AddComparisonFlags(CLI::App* app, CompareFlags* flags);
-// Adds compare's own flags: the operands and --json.
+// Adds compare's own flags: the operands, --json and the comparison options.
 void AddCompareFlags(CLI::App* app, CompareFlags* flags);
 
-// Checks the flags and turns them into report options; InvalidArgument names
+// Parses the comparison options into report options; InvalidArgument names
 // the flag and its accepted form.
 StatusOr<report::CompareOptions> BuildCompareOptions(const CompareFlags& flags);
 

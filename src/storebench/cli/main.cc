@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,134 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
+using namespace storebench::cli;
+
+// The command line: every subcommand's flags and where their values land.
+struct CommandLine {
+  CLI::App app{"storebench: a benchmark client and read-path toolkit for storage engines.\n"
+               "Without a subcommand it runs the default job: a short two-phase RocksDB run\n"
+               "(closed-loop capacity, then open loop at 80% of it) on a small data set it\n"
+               "prepares in ./storebench-data (the null-backend demonstration without RocksDB)."};
+  RunFlags default_flags, run_flags, prepare_flags;
+  CompareFlags compare_flags;
+  MatrixFlags matrix_flags;
+  ReportFlags report_flags;
+  SearchFlags search_flags;
+  CLI::App *run = nullptr, *prepare = nullptr, *demo = nullptr, *compare = nullptr, *matrix = nullptr,
+           *report = nullptr, *search = nullptr;
+
+  // The name of the subcommand given, empty for none.
+  std::string Subcommand() { return app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name(); }
+};
+
+void SetUp(CommandLine* c) {
+  CLI::App& app = c->app;
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", [] {
+    const storebench::BuildInfo& b = storebench::GetBuildInfo();
+    return fmt::format("storebench {} (commit {}, {} build, {}; RocksDB {}, liburing {}, Open MPI mode: {}, sanitizers {})",
+                       b.version, b.git_commit, b.build_type, b.compiler, b.rocksdb, b.liburing, b.mpi, b.sanitizers);
+  });
+  // The default job's flags: where its outputs go (as run's), and --print-job.
+  c->default_flags.default_job = true;
+  AddOutputFlags(&app, &c->default_flags.job.outputs);
+  app.add_flag("--print-job", c->default_flags.print_job,
+               "print the default job (JSON; storebench run --job FILE reruns it) and exit without running")
+      ->group("Job");
+  c->run = app.add_subcommand(
+      "run", "run a workload against a backend and measure it (--default-job: the default job, changed by flags)");
+  AddRunFlags(c->run, &c->run_flags);
+  AddDefaultJobFlag(c->run, &c->run_flags);
+  c->prepare = app.add_subcommand("prepare", "make a backend's data set");
+  AddPrepareFlags(c->prepare, &c->prepare_flags);
+  c->demo = app.add_subcommand("demo", "closed vs open loop on the null backend, with stalls");
+  app.add_subcommand("whisper",
+                     "whisper-create|update|fetch|info|dump in place of Graphite's scripts: "
+                     "storebench whisper create|update|fetch|info|dump ARGS (same arguments and output)");
+  c->compare = app.add_subcommand("compare", "is B faster than A? t-test and bootstrap CIs over run results");
+  AddCompareFlags(c->compare, &c->compare_flags);
+  c->matrix = app.add_subcommand("matrix", "run variants interleaved, repeated, stored in one directory; compare them");
+  AddMatrixFlags(c->matrix, &c->matrix_flags);
+  c->report = app.add_subcommand(
+      "report", "a self-contained HTML report of runs, a matrix or an .hlog; HdrHistogram .hlog/.hgrm of a run");
+  AddReportFlags(c->report, &c->report_flags);
+  c->search = app.add_subcommand(
+      "search", "the highest rate at which latency goals hold: closed-loop capacity, then bisected open loops");
+  AddSearchFlags(c->search, &c->search_flags);
+}
+
+// Parses argv; returns an exit code when the process ends here (help, version, a parse error).
+std::optional<int> Parse(CommandLine* c, int argc, char** argv, const storebench::job::MpiSession* mpi) {
+  try {
+    c->app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return c->app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return c->app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return c->app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (mpi && mpi->rank() != 0) return kExitBadInput;  // rank 0 says it, once
+    std::string where = c->Subcommand().empty() ? "" : " " + c->Subcommand();
+    std::fprintf(stderr, "storebench%s: %s (see storebench%s --help)\n", where.c_str(), ParseErrorText(e).c_str(),
+                 where.c_str());
+    return kExitBadInput;
+  }
+  return std::nullopt;
+}
+
+// The first of the default job's flags given, if any.
+const CLI::Option* DefaultJobFlagGiven(const CLI::App& app) {
+  for (const CLI::Option* o : app.get_options())
+    if ((o->get_group() == "Outputs" || o->get_group() == "Job") && o->count() > 0) return o;
+  return nullptr;
+}
+
+// Under mpirun: run and prepare on every rank; anything else is refused.
+int ExecuteUnderMpi(CommandLine& c, storebench::job::MpiSession& mpi, const std::vector<std::string>& args) {
+  if (c.run->parsed()) {
+    NoteParsed(c.run, &c.run_flags);
+    return ExecuteRunMpi(mpi, c.run_flags, args, &g_stop);
+  }
+  if (c.prepare->parsed()) return ExecutePrepareMpi(mpi, c.prepare_flags.job);
+  // Every rank would run the whole command on its own: one search, matrix
+  // or report per rank, all writing the same files.
+  if (mpi.rank() != 0) return kExitBadInput;
+  const std::string what = c.Subcommand().empty() ? std::string("the default job") : c.Subcommand();
+  return ReportError(storebench::Status::InvalidArgument(
+      fmt::format("{}: not under mpirun, where each rank would run it on its own into the same files; run it once "
+                  "without mpirun (matrix --launcher \"mpirun -n N\" runs each of its runs on N ranks)",
+                  what)));
+}
+
+int Execute(CommandLine& c, const std::vector<std::string>& args, const CLI::Option* default_job_flag) {
+  if (c.run->parsed()) {
+    NoteParsed(c.run, &c.run_flags);
+    auto job = ResolveJob(c.run_flags);
+    if (!job.ok()) return ReportError(job.status());
+    if (c.run_flags.default_job) return RunDefaultJob(*job, args, &g_stop, c.run_flags.print_job);
+    return ExecuteRun(*job, args, &g_stop, c.run_flags.print_job, c.run_flags.job_file);
+  }
+  if (c.prepare->parsed()) return ExecutePrepare(c.prepare_flags.job, &g_stop);
+  if (c.compare->parsed()) return ExecuteCompare(c.compare_flags);
+  if (c.matrix->parsed()) return ExecuteMatrix(c.matrix_flags, &g_stop);
+  if (c.report->parsed()) return ExecuteReport(c.report_flags);
+  if (c.search->parsed()) return ExecuteSearch(c.search_flags, args, &g_stop);
+  if (c.demo->parsed()) return RunDemo(&g_stop);
+#if STOREBENCH_HAVE_ROCKSDB
+  (void)default_job_flag;
+  auto job = ResolveJob(c.default_flags);
+  if (!job.ok()) return ReportError(job.status());
+  return RunDefaultJob(*job, args, &g_stop, c.default_flags.print_job);
+#else
+  // Without RocksDB the default is the demonstration, which writes no files:
+  // an output flag gets the default job's message instead of being ignored.
+  if (default_job_flag) return RunDefaultJob(c.default_flags.job, args, &g_stop, c.default_flags.print_job);
+  return RunDemo(&g_stop);
+#endif
+}
+
 int Main(int argc, char** argv) {
-  using namespace storebench::cli;
   std::vector<std::string> args(argv, argv + argc);
   // The whisper tools keep whisper-create/update/fetch/info/dump's own
   // argument syntax, so they are dispatched before this parser sees them.
@@ -48,119 +175,19 @@ int Main(int argc, char** argv) {
     if (!session.ok()) return ReportError(session.status());
     mpi = std::move(*session);
   }
-
-  CLI::App app{"storebench: a benchmark client and read-path toolkit for storage engines.\n"
-               "Without a subcommand it runs the default job: a short two-phase RocksDB run\n"
-               "(closed-loop capacity, then open loop at 80% of it) on a small data set it\n"
-               "prepares in ./storebench-data (the null-backend demonstration without RocksDB)."};
-  app.require_subcommand(0, 1);
-  app.set_version_flag("--version", [] {
-    const storebench::BuildInfo& b = storebench::GetBuildInfo();
-    return fmt::format("storebench {} (commit {}, {} build, {}; RocksDB {}, liburing {}, Open MPI mode: {}, sanitizers {})",
-                       b.version, b.git_commit, b.build_type, b.compiler, b.rocksdb, b.liburing, b.mpi, b.sanitizers);
-  });
-  // The default job's flags: where its outputs go (as run's), and --print-job.
-  RunFlags default_flags;
-  default_flags.default_job = true;
-  AddOutputFlags(&app, &default_flags.job.outputs);
-  app.add_flag("--print-job", default_flags.print_job,
-               "print the default job (JSON; storebench run --job FILE reruns it) and exit without running")
-      ->group("Job");
-  RunFlags run_flags, prepare_flags;
-  CLI::App* run = app.add_subcommand(
-      "run", "run a workload against a backend and measure it (--default-job: the default job, changed by flags)");
-  AddRunFlags(run, &run_flags);
-  AddDefaultJobFlag(run, &run_flags);
-  CLI::App* prepare = app.add_subcommand("prepare", "make a backend's data set");
-  AddPrepareFlags(prepare, &prepare_flags);
-  CLI::App* demo = app.add_subcommand("demo", "closed vs open loop on the null backend, with stalls");
-  CompareFlags compare_flags;
-  app.add_subcommand("whisper",
-                     "whisper-create|update|fetch|info|dump in place of Graphite's scripts: "
-                     "storebench whisper create|update|fetch|info|dump ARGS (same arguments and output)");
-  CLI::App* compare = app.add_subcommand("compare", "is B faster than A? t-test and bootstrap CIs over run results");
-  AddCompareFlags(compare, &compare_flags);
-  MatrixFlags matrix_flags;
-  CLI::App* matrix = app.add_subcommand("matrix", "run variants interleaved, repeated, stored in one directory; compare them");
-  AddMatrixFlags(matrix, &matrix_flags);
-  ReportFlags report_flags;
-  CLI::App* report = app.add_subcommand(
-      "report", "a self-contained HTML report of runs, a matrix or an .hlog; HdrHistogram .hlog/.hgrm of a run");
-  AddReportFlags(report, &report_flags);
-  SearchFlags search_flags;
-  CLI::App* search = app.add_subcommand(
-      "search", "the highest rate at which latency goals hold: closed-loop capacity, then bisected open loops");
-  AddSearchFlags(search, &search_flags);
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    if (mpi && mpi->rank() != 0) return kExitBadInput;  // rank 0 says it, once
-    std::string where = app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
-    std::fprintf(stderr, "storebench%s: %s (see storebench%s --help)\n", where.c_str(), ParseErrorText(e).c_str(),
-                 where.c_str());
+  CommandLine c;
+  SetUp(&c);
+  if (auto done = Parse(&c, argc, argv, mpi.get())) return *done;
+  const CLI::Option* default_job_flag = DefaultJobFlagGiven(c.app);
+  if (!c.Subcommand().empty() && default_job_flag) {
+    if (mpi && mpi->rank() != 0) return kExitBadInput;
+    const std::string sub = c.Subcommand();
+    std::fprintf(stderr, "storebench: %s is given before the subcommand '%s': give it after it (storebench %s %s …)\n",
+                 default_job_flag->get_name().c_str(), sub.c_str(), sub.c_str(), default_job_flag->get_name().c_str());
     return kExitBadInput;
   }
-
-  // The first of the default job's flags given, if any.
-  const CLI::Option* default_job_flag = nullptr;
-  for (const CLI::Option* o : app.get_options())
-    if ((o->get_group() == "Outputs" || o->get_group() == "Job") && o->count() > 0 && !default_job_flag)
-      default_job_flag = o;
-  if (!app.get_subcommands().empty()) {
-    if (const CLI::Option* o = default_job_flag) {
-      if (mpi && mpi->rank() != 0) return kExitBadInput;
-      const std::string sub = app.get_subcommands().front()->get_name();
-      std::fprintf(stderr, "storebench: %s is given before the subcommand '%s': give it after it (storebench %s %s …)\n",
-                   o->get_name().c_str(), sub.c_str(), sub.c_str(), o->get_name().c_str());
-      return kExitBadInput;
-    }
-  }
-  if (mpi && run->parsed()) {
-    NoteParsed(run, &run_flags);
-    return ExecuteRunMpi(*mpi, run_flags, args, &g_stop);
-  }
-  if (mpi && prepare->parsed()) return ExecutePrepareMpi(*mpi, prepare_flags.job);
-  if (mpi && !run->parsed()) {
-    // Every rank would run the whole command on its own: one search, matrix
-    // or report per rank, all writing the same files.
-    if (mpi->rank() != 0) return kExitBadInput;
-    const std::string what =
-        app.get_subcommands().empty() ? std::string("the default job") : app.get_subcommands().front()->get_name();
-    return ReportError(storebench::Status::InvalidArgument(
-        fmt::format("{}: not under mpirun, where each rank would run it on its own into the same files; run it once "
-                    "without mpirun (matrix --launcher \"mpirun -n N\" runs each of its runs on N ranks)",
-                    what)));
-  }
-  if (run->parsed()) {
-    NoteParsed(run, &run_flags);
-    auto job = ResolveJob(run_flags);
-    if (!job.ok()) return ReportError(job.status());
-    if (run_flags.default_job) return RunDefaultJob(*job, args, &g_stop, run_flags.print_job);
-    return ExecuteRun(*job, args, &g_stop, run_flags.print_job, run_flags.job_file);
-  }
-  if (prepare->parsed()) return ExecutePrepare(prepare_flags.job, &g_stop);
-  if (compare->parsed()) return ExecuteCompare(compare_flags);
-  if (matrix->parsed()) return ExecuteMatrix(matrix_flags, &g_stop);
-  if (report->parsed()) return ExecuteReport(report_flags);
-  if (search->parsed()) return ExecuteSearch(search_flags, args, &g_stop);
-  if (demo->parsed()) return RunDemo(&g_stop);
-#if STOREBENCH_HAVE_ROCKSDB
-  auto job = ResolveJob(default_flags);
-  if (!job.ok()) return ReportError(job.status());
-  return RunDefaultJob(*job, args, &g_stop, default_flags.print_job);
-#else
-  // Without RocksDB the default is the demonstration, which writes no files:
-  // an output flag gets the default job's message instead of being ignored.
-  if (default_job_flag) return RunDefaultJob(default_flags.job, args, &g_stop, default_flags.print_job);
-  return RunDemo(&g_stop);
-#endif
+  if (mpi) return ExecuteUnderMpi(c, *mpi, args);
+  return Execute(c, args, default_job_flag);
 }
 
 }  // namespace

@@ -22,7 +22,9 @@
 #include "storebench/base/atomic_file.h"
 #include "storebench/cli/relayed_progress.h"
 #include "storebench/base/dir_lock.h"
+#include "storebench/base/json_file.h"
 #include "storebench/cli/run_command.h"
+#include "storebench/cli/table_flags.h"
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
 #include "storebench/report/html_report.h"
@@ -103,7 +105,7 @@ StatusOr<double> CheckRunArgs(const std::vector<std::string>& args, const std::s
   const double phase_s = c.duration_ns ? static_cast<double>(c.warmup_ns + c.duration_ns) / 1e9
                          : end != UINT64_MAX ? static_cast<double>(end) / 1e9
                                              : 0;
-  return phase_s * (plan->two_phase.on ? 2 : 1);
+  return phase_s * (plan->core.two_phase.on ? 2 : 1);
 }
 
 // Runs argv[0] with `argv`; returns its exit code, or 128 + signal. stdout
@@ -151,32 +153,31 @@ StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std:
   return 128 + WTERMSIG(status);
 }
 
-nlohmann::json ManifestJson(const MatrixFlags& f, const std::vector<Axis>& axes, const std::vector<MatrixVariant>& variants,
-                            const std::vector<std::string>& launcher) {
+nlohmann::json ManifestJson(const MatrixFlags& f, const MatrixOptions& o, const std::vector<Axis>& axes,
+                            const std::vector<MatrixVariant>& variants) {
   nlohmann::json vary = nlohmann::json::array();
   for (const Axis& a : axes) vary.push_back({{"key", a.key}, {"values", a.values}});
   nlohmann::json vs = nlohmann::json::array();
   for (const MatrixVariant& v : variants) {
     nlohmann::json files = nlohmann::json::array(), settings = nlohmann::json::object();
-    for (int rep = 1; rep <= f.repeat; ++rep) files.push_back(fmt::format("{}-{}.json", v.stem, rep));
+    for (int rep = 1; rep <= o.repeat; ++rep) files.push_back(fmt::format("{}-{}.json", v.stem, rep));
     for (const auto& [k, val] : v.settings) settings[k] = val;
     vs.push_back({{"name", v.name}, {"settings", settings}, {"files", files}});
   }
   return {{"schema", report::kMatrixSchema}, {"run_args", f.run_args}, {"vary", vary},
-          {"repeat", f.repeat},               {"order", f.order},       {"seed", f.seed},
-          {"launcher", launcher},             {"variants", vs}};
+          {"repeat", o.repeat},               {"order", o.order},       {"seed", o.seed},
+          {"launcher", o.launcher},           {"variants", vs}};
 }
 
 // Refuses a directory holding a different matrix: mixing them would compare
 // runs of other settings under these names.
 Status CheckExistingManifest(const fs::path& path, const nlohmann::json& wanted) {
   if (!fs::exists(path)) return Status::Ok();
-  std::FILE* file = std::fopen(path.c_str(), "r");
-  if (!file) return ErrnoStatus("open", path.string(), errno);
-  auto old = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
-  std::fclose(file);
-  if (old.is_discarded() || old.value("schema", "") != report::kMatrixSchema)
+  auto read = ReadJsonFile(path.string());
+  if (!read.ok() && read.status().code() != Status::Code::kCorruption) return read.status();
+  if (!read.ok() || read->value("schema", "") != report::kMatrixSchema)
     return Status::InvalidArgument(fmt::format("--out: {} is not a storebench matrix manifest", path.string()));
+  const nlohmann::json& old = *read;
   if (old["run_args"] != wanted["run_args"] || old["vary"] != wanted["vary"])
     return Status::InvalidArgument(fmt::format(
         "--out: {} holds a matrix of other settings (run args {}, vary {}); use a new directory",
@@ -261,21 +262,35 @@ StatusOr<std::vector<MatrixVariant>> VariantsOf(const std::vector<Axis>& axes, c
 
 }  // namespace
 
+const OptionTable<MatrixOptions>& MatrixOptionTable() {
+  using O = MatrixOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> t("matrix");
+    t.Integer("repeat", &O::repeat, "runs per variant", "3", 1, kMaxRepeat)
+        .Enum("order", &O::order,
+              std::vector<std::pair<std::string, std::string>>{{"interleaved", "interleaved"}, {"random", "random"}},
+              "interleaved (A B C A B C …) or random (shuffled within each round)", "interleaved")
+        .Integer("seed", &O::seed, "seed of --order random", "1", 0, INT64_MAX)
+        .Text("cache-reset", &O::cache_reset, "shell command run before every run, e.g. to drop the page cache", "",
+              "")
+        .Parsed("launcher", &O::launcher, "start every run under this command, e.g. \"mpirun -n 4\" (scale-out)", "",
+                "a command and its arguments, quoted as in a shell",
+                [](const std::string& v) { return SplitShellWords(v, "--launcher"); });
+    return t;
+  }();
+  return table;
+}
+
 void AddMatrixFlags(CLI::App* app, MatrixFlags* f) {
   app->add_option("--out", f->out, "directory for every run's JSON and the manifest (resumes what is there)")
       ->required()
       ->check(NonEmptyPath());
-  app->add_option("--repeat", f->repeat, "runs per variant")->capture_default_str();
   // One value per --vary: a greedy vector option would swallow the `--` that starts RUN-ARGS.
   app->add_option("--vary", f->vary, "KEY=V1,V2,…: a run flag without dashes and its values (repeatable)")
       ->required()
       ->allow_extra_args(false);
-  app->add_option("--order", f->order, "interleaved (A B C A B C …) or random (shuffled within each round)")
-      ->capture_default_str();
-  app->add_option("--seed", f->seed, "seed of --order random")->capture_default_str();
-  app->add_option("--cache-reset", f->cache_reset, "shell command run before every run, e.g. to drop the page cache");
+  AddTableOptions(app, MatrixOptionTable().Specs(), &f->options);
   app->add_option("--html", f->html_path, "after the grid, write its self-contained HTML report here")->check(NonEmptyPath());
-  app->add_option("--launcher", f->launcher, "start every run under this command, e.g. \"mpirun -n 4\" (scale-out)");
   app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null --duration 5s");
   AddComparisonFlags(app, &f->compare);
   AddProgressFlag(app, &f->progress);
@@ -341,133 +356,143 @@ std::string GridLine(const std::vector<std::pair<size_t, int>>& todo, const std:
   return line;
 }
 
-}  // namespace
 
-int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
-  if (f.repeat < 1 || f.repeat > 10000) return ReportError(Status::InvalidArgument("--repeat: expected a whole number from 1 to 10000"));
-  if (!f.html_path.empty())
-    if (Status s = CheckOutputPath(f.html_path, "--html"); !s.ok()) return ReportError(s);
-  {
-    CommandFiles files;
-    AddOperandInputs("run", {f.out}, &files);  // the stored runs of a resumed matrix
-    files.Output("--html", f.html_path);
-    files.Output("--json", f.compare.json_path);
-    if (Status s = files.Check(); !s.ok()) return ReportError(s);
-  }
-  if (f.order != "interleaved" && f.order != "random")
-    return ReportError(Status::InvalidArgument(fmt::format("--order: expected interleaved or random; got '{}'", f.order)));
-  if (auto o = BuildCompareOptions(f.compare); !o.ok()) return ReportError(o.status());
+// The grid as planned: every flag checked and every variant planned before a run starts.
+struct Grid {
+  MatrixOptions options;
+  std::vector<Axis> axes;
+  std::vector<MatrixVariant> variants;
+  std::vector<std::pair<size_t, int>> runs;  // (variant, repeat) in the order they run
+  std::vector<std::pair<size_t, int>> todo;  // those not stored yet
+};
+
+StatusOr<Grid> PlanGrid(const MatrixFlags& f) {
+  Grid g;
+  STOREBENCH_RETURN_IF_ERROR(MatrixOptionTable().Apply(f.options, &g.options));
+  if (!f.html_path.empty()) STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(f.html_path, "--html"));
+  CommandFiles files;
+  AddOperandInputs("run", {f.out}, &files);  // the stored runs of a resumed matrix
+  files.Output("--html", f.html_path);
+  files.Output("--json", f.compare.json_path);
+  STOREBENCH_RETURN_IF_ERROR(files.Check());
+  STOREBENCH_RETURN_IF_ERROR(BuildCompareOptions(f.compare).status());
   auto axes = ParseAxes(f.vary);
-  if (!axes.ok()) return ReportError(axes.status());
-  auto variants = VariantsOf(*axes, f.run_args);
-  if (!variants.ok()) return ReportError(variants.status());
-  auto launcher = SplitShellWords(f.launcher, "--launcher");
-  if (!launcher.ok()) return ReportError(launcher.status());
+  if (!axes.ok()) return axes.status();
+  g.axes = std::move(*axes);
+  auto variants = VariantsOf(g.axes, f.run_args);
+  if (!variants.ok()) return variants.status();
+  g.variants = std::move(*variants);
+  return g;
+}
 
-  const fs::path dir(f.out);
-  // One matrix per directory at a time: two would run the same variants and overwrite each other's files.
-  auto lock = DirLock::CreateAndAcquire(dir.string(), "--out");
-  if (!lock.ok()) return ReportError(lock.status());
-  nlohmann::json manifest = ManifestJson(f, *axes, *variants, *launcher);
-  if (Status s = CheckExistingManifest(dir / report::kMatrixManifest, manifest); !s.ok()) return ReportError(s);
-  if (Status s = WriteFileAtomically((dir / report::kMatrixManifest).string(), manifest.dump(1) + "\n"); !s.ok())
-    return ReportError(s);
-
-  // Rounds of every variant; random order shuffles within a round so each
-  // variant still runs once per round.
-  std::vector<std::pair<size_t, int>> plan;
-  std::mt19937_64 rng(f.seed);
-  for (int rep = 1; rep <= f.repeat; ++rep) {
-    std::vector<size_t> round(variants->size());
+// Rounds of every variant (random order shuffles within a round, so each
+// variant still runs once per round), and those of them not stored in `dir`.
+void OrderRuns(const fs::path& dir, Grid* g) {
+  std::mt19937_64 rng(g->options.seed);
+  for (int rep = 1; rep <= g->options.repeat; ++rep) {
+    std::vector<size_t> round(g->variants.size());
     for (size_t i = 0; i < round.size(); ++i) round[i] = i;
-    if (f.order == "random") std::shuffle(round.begin(), round.end(), rng);
-    for (size_t v : round) plan.emplace_back(v, rep);
+    if (g->options.order == "random") std::shuffle(round.begin(), round.end(), rng);
+    for (size_t v : round) g->runs.emplace_back(v, rep);
   }
-  std::vector<std::pair<size_t, int>> todo;
-  for (const auto& step : plan)
-    if (!RunIsStored(dir / fmt::format("{}-{}.json", (*variants)[step.first].stem, step.second))) todo.push_back(step);
-  std::printf("matrix: %zu variants x %d repeats = %zu runs in %s; %zu already stored, %zu to run (%s order)\n",
-              variants->size(), f.repeat, plan.size(), f.out.c_str(), plan.size() - todo.size(), todo.size(),
-              f.order.c_str());
-  std::fflush(stdout);
+  for (const auto& step : g->runs)
+    if (!RunIsStored(dir / fmt::format("{}-{}.json", g->variants[step.first].stem, step.second))) g->todo.push_back(step);
+}
 
-  report::ProgressDisplay display(f.progress);
+// Under a launcher (mpirun) the program is found by path: the binary's own.
+std::vector<std::string> RunCommand(const Grid& g, const MatrixVariant& v, const std::vector<std::string>& run_args,
+                                    const std::string& path) {
+  std::vector<std::string> argv = g.options.launcher;
+  if (!argv.empty()) {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    argv.emplace_back(n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string("/proc/self/exe"));
+  } else {
+    argv.emplace_back("/proc/self/exe");
+  }
+  for (auto& a : VariantRunArgs(v, run_args, path)) argv.push_back(std::move(a));
+  return argv;
+}
+
+// The grid's progress: how long each variant's last run took, and the runs so far.
+struct GridTimes {
   using Clock = std::chrono::steady_clock;
-  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  double finished_s = 0;  // wall time of the runs finished so far in this invocation
-  std::vector<double> seen_s(variants->size(), 0);
-  bool interrupted = false;
-  for (size_t i = 0; i < todo.size() && !interrupted; ++i) {
-    if (stop->load()) {
-      interrupted = true;
-      break;
-    }
-    const MatrixVariant& v = (*variants)[todo[i].first];
-    const std::string path = (dir / fmt::format("{}-{}.json", v.stem, todo[i].second)).string();
-    if (!f.cache_reset.empty()) {
-      auto rc = Spawn({"/bin/sh", "-c", f.cache_reset}, /*quiet=*/false);
-      if (!rc.ok()) return ReportError(rc.status());
-      if (*rc != 0)
-        return ReportError(Status::IOError(fmt::format("--cache-reset: '{}' exited with {}", f.cache_reset, *rc)));
-    }
-    // Under a launcher (mpirun) the program is found by path: the binary's own.
-    std::vector<std::string> argv = *launcher;
-    if (!argv.empty()) {
-      char self[4096];
-      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-      argv.emplace_back(n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string("/proc/self/exe"));
-    } else {
-      argv.emplace_back("/proc/self/exe");
-    }
-    for (auto& a : VariantRunArgs(v, f.run_args, path)) argv.push_back(std::move(a));
-    const Clock::time_point run_start = Clock::now();
-    // On a terminal the child draws its own line on a pseudo-terminal and
-    // the grid relays it; elsewhere (or without a pty) the child stays
-    // --quiet and its progress is estimated from its length.
-    RelayedProgress relay;
-    const bool relayed = display.on() && display.terminal() && relay.Open();
-    if (relayed) {  // the child's summary still goes to /dev/null; its live line to the relay
-      auto quiet = std::find(argv.begin(), argv.end(), "--quiet");
-      *quiet = "--progress=always";
-    }
-    auto tick = [&] {
-      if (relayed) {
-        if (std::string printed = relay.Drain(); !printed.empty()) {
-          display.Clear();
-          std::fputs(printed.c_str(), stderr);
-        }
-      }
-      if (!display.Due()) return;
-      display.Update(
-          GridLine(todo, *variants, seen_s, i, f.repeat, seconds_since(run_start), finished_s, relay.line()));
-    };
-    auto rc = Spawn(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr, relay.child_fd());
+  static double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+  double finished_s = 0;     // wall time of the runs finished so far in this invocation
+  std::vector<double> seen_s;  // per variant
+};
+
+// Runs the grid's i-th run still to do (after --cache-reset); returns the child's exit code.
+StatusOr<int> RunOne(const MatrixFlags& f, const Grid& g, size_t i, const std::string& path,
+                     report::ProgressDisplay& display, GridTimes* times) {
+  const MatrixVariant& v = g.variants[g.todo[i].first];
+  const std::string& reset = g.options.cache_reset;
+  if (!reset.empty()) {
+    auto rc = Spawn({"/bin/sh", "-c", reset}, /*quiet=*/false);
+    if (!rc.ok()) return rc.status();
+    if (*rc != 0) return Status::IOError(fmt::format("--cache-reset: '{}' exited with {}", reset, *rc));
+  }
+  std::vector<std::string> argv = RunCommand(g, v, f.run_args, path);
+  const GridTimes::Clock::time_point run_start = GridTimes::Clock::now();
+  // On a terminal the child draws its own line on a pseudo-terminal and
+  // the grid relays it; elsewhere (or without a pty) the child stays
+  // --quiet and its progress is estimated from its length.
+  RelayedProgress relay;
+  const bool relayed = display.on() && display.terminal() && relay.Open();
+  if (relayed) {  // the child's summary still goes to /dev/null; its live line to the relay
+    auto quiet = std::find(argv.begin(), argv.end(), "--quiet");
+    *quiet = "--progress=always";
+  }
+  auto tick = [&] {
     if (relayed) {
-      display.Clear();
-      std::fputs(relay.Drain().c_str(), stderr);
+      if (std::string printed = relay.Drain(); !printed.empty()) {
+        display.Clear();
+        std::fputs(printed.c_str(), stderr);
+      }
     }
-    seen_s[todo[i].first] = seconds_since(run_start);
-    finished_s += seen_s[todo[i].first];
+    if (!display.Due()) return;
+    display.Update(GridLine(g.todo, g.variants, times->seen_s, i, g.options.repeat, GridTimes::SecondsSince(run_start),
+                            times->finished_s, relay.line()));
+  };
+  auto rc = Spawn(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr, relay.child_fd());
+  if (relayed) {
     display.Clear();
+    std::fputs(relay.Drain().c_str(), stderr);
+  }
+  times->seen_s[g.todo[i].first] = GridTimes::SecondsSince(run_start);
+  times->finished_s += times->seen_s[g.todo[i].first];
+  display.Clear();
+  return rc;
+}
+
+// Every run still to do, in order; returns the exit code (kExitOk when all ran).
+int RunGrid(const MatrixFlags& f, const Grid& g, const std::atomic<bool>* stop) {
+  report::ProgressDisplay display(f.progress);
+  GridTimes times;
+  times.seen_s.assign(g.variants.size(), 0);
+  for (size_t i = 0; i < g.todo.size(); ++i) {
+    if (stop->load()) return kExitInterrupted;
+    const MatrixVariant& v = g.variants[g.todo[i].first];
+    const int rep = g.todo[i].second;
+    const std::string path = (fs::path(f.out) / fmt::format("{}-{}.json", v.stem, rep)).string();
+    auto rc = RunOne(f, g, i, path, display, &times);
     if (!rc.ok()) return ReportError(rc.status());
-    if (*rc == kExitInterrupted || stop->load()) {
-      interrupted = true;
-      break;
-    }
+    if (*rc == kExitInterrupted || stop->load()) return kExitInterrupted;
     if (*rc != 0) {
-      std::fprintf(stderr, "storebench: matrix: run %s #%d failed with exit code %d\n", v.name.c_str(), todo[i].second, *rc);
+      std::fprintf(stderr, "storebench: matrix: run %s #%d failed with exit code %d\n", v.name.c_str(), rep, *rc);
       return *rc == kExitBadInput ? kExitBadInput : kExitRunFailed;
     }
     auto run = report::LoadRun(path);
     if (!run.ok()) return ReportError(run.status());
-    std::printf("[%zu/%zu] %s #%d: %.0f ops/s, p99 %s\n", i + 1, todo.size(), v.name.c_str(), todo[i].second,
+    std::printf("[%zu/%zu] %s #%d: %.0f ops/s, p99 %s\n", i + 1, g.todo.size(), v.name.c_str(), rep,
                 run->ops_per_sec, FormatDurationNs(run->response_p99_ns).c_str());
     std::fflush(stdout);
   }
-  if (interrupted) {
-    std::fprintf(stderr, "storebench: matrix interrupted; the stored runs are kept, run the same command to resume\n");
-    return kExitInterrupted;
-  }
+  return kExitOk;
+}
+
+// After the grid: the comparison of the directory, and --html.
+int Conclude(const MatrixFlags& f) {
   std::printf("\n");
   auto input = report::LoadCompareInput({f.out});
   if (!input.ok()) return ReportError(input.status());
@@ -481,6 +506,33 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
     if (Status s = WriteFileAtomically(f.html_path, *page); !s.ok()) return ReportError(s);
   }
   return rc;
+}
+
+}  // namespace
+
+int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
+  auto grid = PlanGrid(f);
+  if (!grid.ok()) return ReportError(grid.status());
+  const fs::path dir(f.out);
+  // One matrix per directory at a time: two would run the same variants and overwrite each other's files.
+  auto lock = DirLock::CreateAndAcquire(dir.string(), "--out");
+  if (!lock.ok()) return ReportError(lock.status());
+  nlohmann::json manifest = ManifestJson(f, grid->options, grid->axes, grid->variants);
+  if (Status s = CheckExistingManifest(dir / report::kMatrixManifest, manifest); !s.ok()) return ReportError(s);
+  if (Status s = WriteFileAtomically((dir / report::kMatrixManifest).string(), manifest.dump(1) + "\n"); !s.ok())
+    return ReportError(s);
+  OrderRuns(dir, &*grid);
+  std::printf("matrix: %zu variants x %d repeats = %zu runs in %s; %zu already stored, %zu to run (%s order)\n",
+              grid->variants.size(), grid->options.repeat, grid->runs.size(), f.out.c_str(),
+              grid->runs.size() - grid->todo.size(), grid->todo.size(), grid->options.order.c_str());
+  std::fflush(stdout);
+  const int rc = RunGrid(f, *grid, stop);
+  if (rc == kExitInterrupted) {
+    std::fprintf(stderr, "storebench: matrix interrupted; the stored runs are kept, run the same command to resume\n");
+    return kExitInterrupted;
+  }
+  if (rc != kExitOk) return rc;
+  return Conclude(f);
 }
 
 }  // namespace storebench::cli

@@ -21,17 +21,25 @@
 
 namespace storebench::cli {
 
+// The options of `matrix` that take one value, typed (MatrixOptionTable()
+// holds their defaults, ranges and help).
+struct MatrixOptions {
+  int repeat{};
+  std::string order;  // interleaved or random
+  uint64_t seed{};    // of --order random
+  std::string cache_reset;
+  std::vector<std::string> launcher;  // --launcher "mpirun -n 4", split into words: each run starts under it
+};
+
+const OptionTable<MatrixOptions>& MatrixOptionTable();
+
 // Flags of `matrix`, as given.
 struct MatrixFlags {
   std::string out;
-  int repeat = 3;
   std::vector<std::string> vary;  // KEY=V1,V2,…
-  std::string order = "interleaved";
-  uint64_t seed = 1;
-  std::string cache_reset;
   std::vector<std::string> run_args;  // after `--`
   std::string html_path;              // --html: the report of the grid, written after it
-  std::string launcher;               // --launcher "mpirun -n 4": each run starts under it
+  OptionValues options;               // MatrixOptionTable()'s, as text
   CompareFlags compare;
   job::ProgressMode progress = job::ProgressMode::kAuto;  // the grid's live line
 };

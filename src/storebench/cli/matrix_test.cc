@@ -152,6 +152,14 @@ TEST_F(Matrix, BadInputExitsTwoWithOneLineNamingTheFlag) {
                         Case{"matrix" + out + " --vary threads=1,2 -- --threads 2 --ops 10", "RUN-ARGS set --threads"},
                         Case{"matrix" + out + " --order zigzag --vary threads=1,2 -- --ops 10", "--order: expected"},
                         Case{"compare a.json b.json --confidence 90", "--confidence: expected 95, 99, 99.5 or 99.9"},
+                        // The flags of matrix, search and compare come from option tables: run's one line.
+                        Case{"matrix" + out + " --repeat 0 --vary threads=1,2 -- --ops 10",
+                             "storebench: --repeat: expected a whole number from 1 to 10000; got '0'"},
+                        Case{"search --slo 'p99<=1ms' --repeat 20000 -- --backend null",
+                             "storebench: --repeat: expected a whole number from 1 to 10000; got '20000'"},
+                        Case{"search --slo 'p99<=1ms' --confidence 90 -- --backend null",
+                             "--confidence: expected 95, 99, 99.5 or 99.9"},
+                        Case{"compare a.json b.json --latency fast", "--latency: expected response | service; got 'fast'"},
                         Case{"compare " + (dir_ / "none.json").string() + " b.json", "none.json"}}) {
     Outcome o = Run(c.args);
     EXPECT_EQ(o.code, 2) << c.args << "\n" << o.err;

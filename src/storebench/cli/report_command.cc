@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "storebench/cli/run_command.h"
-#include "storebench/report/files.h"
+#include "storebench/base/json_file.h"
 #include "storebench/report/hdr_log.h"
 #include "storebench/report/hgrm.h"
 #include "storebench/report/html_report.h"
@@ -62,7 +62,7 @@ StatusOr<HdrTexts> HdrTextsOf(const std::string& path, const std::string& latenc
     out.hgrm = report::PercentileDistribution(latency == "service" ? lat.service : lat.response, unit_ratio);
     return out;
   }
-  auto doc = report::ReadJsonFile(path);
+  auto doc = ReadJsonFile(path);
   if (!doc.ok()) return doc.status();
   if (!report::IsRunDocument(*doc))
     return Status::InvalidArgument(
@@ -76,12 +76,12 @@ StatusOr<HdrTexts> HdrTextsOf(const std::string& path, const std::string& latenc
   return out;
 }
 
-int WriteHdrFiles(const ReportFlags& f) {
+int WriteHdrFiles(const ReportFlags& f, const std::string& latency) {
   if (f.operands.size() != 1)
     return ReportError(Status::InvalidArgument("--hlog/--hgrm: give exactly one input (RUN.json or FILE.hlog)"));
   auto ratio = UnitRatio(f.hgrm_unit);
   if (!ratio.ok()) return ReportError(ratio.status());
-  auto texts = HdrTextsOf(f.operands[0], f.compare.latency, *ratio);
+  auto texts = HdrTextsOf(f.operands[0], latency, *ratio);
   if (!texts.ok()) return ReportError(texts.status());
   if (!f.hlog_path.empty())
     if (Status s = WriteFileAtomically(f.hlog_path, texts->hlog); !s.ok()) return ReportError(s);
@@ -108,7 +108,7 @@ int ExecuteReport(const ReportFlags& f) {
           fmt::format("--chart-js: cannot read '{}': {}; give the path of Chart.js (Debian's libjs-chart.js)",
                       f.chart_js, std::strerror(errno))));
   if (hdr) {
-    if (int rc = WriteHdrFiles(f); rc != kExitOk) return rc;
+    if (int rc = WriteHdrFiles(f, compare->latency); rc != kExitOk) return rc;
     if (f.output.empty()) return kExitOk;
   }
   report::HtmlReportOptions options;

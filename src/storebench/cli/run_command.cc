@@ -13,6 +13,7 @@
 #include "storebench/base/file_identity.h"
 #include "storebench/base/units.h"
 #include "storebench/cli/default_job.h"
+#include "storebench/cli/table_flags.h"
 #include "storebench/job/mpi.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
@@ -24,21 +25,6 @@
 
 namespace storebench::cli {
 namespace {
-
-// Registers one option of a table; what is given lands in `values`.
-void AddOption(CLI::App* app, const OptionSpec& spec, const std::string& help, const std::string& default_value,
-               const std::string& group, OptionValues* values) {
-  const std::string name = "--" + spec.name;
-  const std::string n = spec.name;
-  CLI::Option* opt = nullptr;
-  if (spec.is_flag()) {
-    opt = app->add_flag_callback(name, [values, n] { (*values)[n] = "1"; }, help);
-  } else {
-    opt = app->add_option_function<std::string>(name, [values, n](const std::string& v) { (*values)[n] = v; }, help);
-    if (!default_value.empty()) opt->default_str(default_value);
-  }
-  opt->group(group);
-}
 
 // Every backend's options, each name once. An option several backends own
 // (--data, --workload, --buffer, …) is listed once with each owner's meaning
@@ -57,7 +43,7 @@ void AddBackendOptions(CLI::App* app, OptionValues* values) {
     const auto& o = owners[n];
     const OptionSpec& first = *o.front().second;
     if (o.size() == 1) {
-      AddOption(app, first, first.Help(), first.default_value, "Backend '" + o.front().first + "'", values);
+      AddTableOption(app, first, first.Help(), first.default_value, "Backend '" + o.front().first + "'", values);
       continue;
     }
     std::string help;
@@ -66,14 +52,14 @@ void AddBackendOptions(CLI::App* app, OptionValues* values) {
       help += spec->Help();
       if (!spec->default_value.empty()) help += fmt::format(" [{}: {}]", backend_name, spec->default_value);
     }
-    AddOption(app, first, help, "", "Options of several backends (the chosen backend's default applies)", values);
+    AddTableOption(app, first, help, "", "Options of several backends (the chosen backend's default applies)", values);
   }
 }
 
 void AddCoreOptions(CLI::App* app, OptionValues* values, bool prepare) {
   for (const OptionSpec& spec : job::CoreOptionTable().Specs()) {
     if (prepare && spec.name != "seed") continue;
-    AddOption(app, spec, spec.Help(), spec.default_value, "Run", values);
+    AddTableOption(app, spec, spec.Help(), spec.default_value, "Run", values);
   }
 }
 
@@ -309,7 +295,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   report::ProgressDisplay display(out.progress, out.quiet);
   report::RunProgressText text;
   const driver::ScheduleSpec& first = plan->config.groups[0].schedule;
-  text.StartPhase(PhaseInfo(plan->config, plan->two_phase.on ? "phase 1 closed loop,"
+  text.StartPhase(PhaseInfo(plan->config, plan->core.two_phase.on ? "phase 1 closed loop,"
                                           : first.open_loop() && plan->config.groups.size() == 1
                                               ? "open loop " + ShortSchedule(first.text) + ","
                                               : "closed loop,"));

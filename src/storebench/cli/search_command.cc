@@ -5,15 +5,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "storebench/base/atomic_file.h"
 #include "storebench/base/dir_lock.h"
 #include "storebench/base/file_identity.h"
+#include "storebench/base/json_file.h"
 #include "storebench/base/units.h"
 #include "storebench/cli/run_command.h"
+#include "storebench/cli/table_flags.h"
+#include "storebench/cli/compare_command.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
 #include "storebench/job/search.h"
@@ -35,21 +36,14 @@ constexpr int kConfirmRounds = 5;
 // Seeds of confirmation runs: step seed + these + i, apart from the steps' repeats.
 constexpr int kConfirmSeed = 1000, kAboveSeed = 2000;
 
-struct Settings {
+// The options, and the latency goals.
+struct Settings : SearchOptions {
   std::vector<report::Slo> slos;
-  double min_rate = 0, max_rate = 0;
-  double max_fraction = 0;  // --max-rate N%: of the measured capacity; 0 = not given
-  uint64_t step_ns = 0;
-  uint64_t settle_ns = 0;
-  double confidence = 0;
-  double precision = 0;
-  std::vector<double> sweep;  // fractions of the top
 };
 
-// "95" or "2%" or "0.02": a percentage in [lo, hi] percent, returned as a fraction.
-StatusOr<double> ParsePercent(std::string text, const char* flag, double lo, double hi, bool bare_is_percent,
-                              const char* form) {
-  bool percent = bare_is_percent;
+// "2%" or "0.02": a fraction in [lo, hi] percent.
+StatusOr<double> ParsePercent(std::string text, const char* flag, double lo, double hi, const char* form) {
+  bool percent = false;
   if (!text.empty() && text.back() == '%') {
     text.pop_back();
     percent = true;
@@ -60,6 +54,85 @@ StatusOr<double> ParsePercent(std::string text, const char* flag, double lo, dou
   return f;
 }
 
+constexpr const char* kMaxRateForm = "a rate such as 100k, or a percentage of the closed-loop capacity such as 120%";
+constexpr const char* kSweepForm = "fractions of the top rate such as 10%,20%,50%,100%";
+
+// --max-rate: a rate, or (with %) a fraction of the capacity.
+Status SetMaxRate(SearchOptions& o, const std::string& text) {
+  if (!text.empty() && text.back() == '%') {
+    auto v = ParsePercent(text, "--max-rate", 1, 1000, kMaxRateForm);
+    if (!v.ok()) return v.status();
+    o.max_fraction = *v;
+    return Status::Ok();
+  }
+  auto r = ParseRate(text, "--max-rate");
+  if (!r.ok()) return r.status();
+  o.max_rate = *r;
+  return Status::Ok();
+}
+
+StatusOr<int> ParseConfirm(const std::string& text) {
+  auto n = ParseInteger(text, "--confirm", 0, 100);
+  if (!n.ok() || (*n != 0 && *n < 3))
+    return Status::InvalidArgument(
+        "--confirm: expected 0 (no confirmation) or a whole number of confirmation runs from 3 to 100");
+  return static_cast<int>(*n);
+}
+
+StatusOr<std::vector<double>> ParseSweep(const std::string& text) {
+  std::vector<double> sweep;
+  for (std::string_view piece : Split(text, ',')) {
+    auto v = ParsePercent(std::string(piece), "--sweep", 0.01, 200, kSweepForm);
+    if (!v.ok() || piece.find('%') == std::string_view::npos)
+      return Status::InvalidArgument(fmt::format("--sweep: expected {}", kSweepForm));
+    sweep.push_back(*v);
+  }
+  return sweep;
+}
+
+}  // namespace
+
+const OptionTable<SearchOptions>& SearchOptionTable() {
+  using O = SearchOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> t("search");
+    t.Rate("min-rate", &O::min_rate, "lowest rate to try, e.g. 5k (default: 10% of the top)", "", false)
+        .Custom({"max-rate", OptionType::kText,
+                 "top rate to try: a rate such as 100k, or a percentage of the measured closed-loop capacity such as "
+                 "150% (default: 120% when bisecting, 100% for --sweep)",
+                 "", {}, "", ""},
+                &SetMaxRate)
+        .Duration("step-duration", &O::step_ns, "measured time of each step", "10s", 10'000'000)
+        .Duration("settle", &O::settle_ns,
+                  "idle time before each run after the first, so one step's aftermath (a draining backlog, "
+                  "compaction, writeback) stays out of the next",
+                  "0")
+        .Integer("repeat", &O::repeat, "runs per step (whole runs are resampled when > 1)", "1", 1, kMaxRepeat)
+        .Parsed("confirm", &O::confirm,
+                "confirmation runs at the answer, interleaved with as many 10% above it, before it is given (0 = "
+                "none: the answer is marked unconfirmed)",
+                "3", "0, or 3 to 100", &ParseConfirm)
+        .Parsed("confidence", &O::confidence, "confidence in percent that each SLO holds", "95",
+                "95, 99, 99.5 or 99.9", &ParseConfidence)
+        .Parsed("precision", &O::precision, "stop when the bracket is this narrow", "2%",
+                "a relative width such as 2% or 0.02",
+                [](const std::string& v) {
+                  return ParsePercent(v, "--precision", 0.01, 50, "a relative width such as 2% or 0.02");
+                })
+        .Parsed("sweep", &O::sweep, "run these fractions of the top instead of bisecting", "",
+                kSweepForm, &ParseSweep)
+        .Require([](O& o) -> Status {
+          if (o.max_rate > 0 && o.min_rate >= o.max_rate)
+            return Status::InvalidArgument("--min-rate: must be below --max-rate");
+          return Status::Ok();
+        });
+    return t;
+  }();
+  return table;
+}
+
+namespace {
+
 StatusOr<Settings> ParseSettings(const SearchFlags& f) {
   Settings s;
   for (const std::string& text : f.slo) {
@@ -67,70 +140,17 @@ StatusOr<Settings> ParseSettings(const SearchFlags& f) {
     if (!slo.ok()) return slo.status();
     s.slos.push_back(*slo);
   }
-  if (s.slos.empty() && f.sweep.empty())
+  STOREBENCH_RETURN_IF_ERROR(SearchOptionTable().Apply(f.options, &s));
+  if (s.slos.empty() && s.sweep.empty())
     return Status::InvalidArgument("--slo: give at least one latency goal, e.g. --slo \"p99<=1ms\"");
-  if (!f.min_rate.empty()) {
-    auto r = ParseRate(f.min_rate, "--min-rate");
-    if (!r.ok()) return r.status();
-    s.min_rate = *r;
-  }
-  if (!f.max_rate.empty() && f.max_rate.back() == '%') {
-    auto v = ParsePercent(f.max_rate, "--max-rate", 1, 1000, false,
-                          "a rate such as 100k, or a percentage of the closed-loop capacity such as 120%");
-    if (!v.ok()) return v.status();
-    s.max_fraction = *v;
-  } else if (!f.max_rate.empty()) {
-    auto r = ParseRate(f.max_rate, "--max-rate");
-    if (!r.ok()) return r.status();
-    s.max_rate = *r;
-  }
-  if (s.max_rate > 0 && s.min_rate >= s.max_rate)
-    return Status::InvalidArgument("--min-rate: must be below --max-rate");
-  auto step = ParseDurationNs(f.step_duration, "--step-duration");
-  if (!step.ok()) return step.status();
-  if (*step < 10'000'000) return Status::InvalidArgument("--step-duration: expected at least 10ms, e.g. 10s");
-  s.step_ns = *step;
-  auto settle = ParseDurationNs(f.settle, "--settle");
-  if (!settle.ok()) return settle.status();
-  s.settle_ns = *settle;
-  if (f.repeat < 1 || f.repeat > 1000)
-    return Status::InvalidArgument("--repeat: expected a whole number of runs per step from 1 to 1000");
-  if (f.confirm != 0 && (f.confirm < 3 || f.confirm > 100))
-    return Status::InvalidArgument(
-        "--confirm: expected 0 (no confirmation) or a whole number of confirmation runs from 3 to 100");
-  auto c = ParsePercent(f.confidence, "--confidence", 50, 99.99, true, "a confidence level in percent, e.g. 95 or 99");
-  if (!c.ok()) return c.status();
-  s.confidence = *c;
-  auto p = ParsePercent(f.precision, "--precision", 0.01, 50, false, "a relative width such as 2% or 0.02");
-  if (!p.ok()) return p.status();
-  s.precision = *p;
-  if (!f.sweep.empty()) {
-    for (std::string_view piece : Split(f.sweep, ',')) {
-      auto v = ParsePercent(std::string(piece), "--sweep", 0.01, 200, false,
-                            "fractions of the top rate such as 10%,20%,50%,100%");
-      if (!v.ok() || std::string_view(piece).find('%') == std::string_view::npos)
-        return Status::InvalidArgument("--sweep: expected fractions of the top rate such as 10%,20%,50%,100%");
-      s.sweep.push_back(*v);
-    }
-  }
   return s;
-}
-
-StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return ErrnoStatus("open", path.string(), errno);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto doc = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::Corruption(fmt::format("{}: not valid JSON", path.string()));
-  return doc;
 }
 
 // Refuses a directory that holds steps of another job: their results would answer another question.
 Status PrepareOutDir(const fs::path& dir, const nlohmann::json& manifest) {
   const fs::path path = dir / kManifest;
   if (fs::exists(path)) {
-    auto old = ReadJson(path);
+    auto old = ReadJsonFile(path.string());
     if (!old.ok() || old->value("schema", "") != kDirSchema)
       return Status::InvalidArgument(fmt::format("--out: {} is not a storebench search directory", dir.string()));
     if ((*old)["run_args"] != manifest["run_args"] || (*old)["step_duration_ns"] != manifest["step_duration_ns"])
@@ -153,7 +173,7 @@ class StepRunner {
   StatusOr<report::SearchStep> Run(double rate) {
     report::SearchStep step;
     std::vector<nlohmann::json> docs;
-    for (int rep = 1; rep <= flags_.repeat; ++rep) {
+    for (int rep = 1; rep <= settings_.repeat; ++rep) {
       const std::string file = rate > 0 ? fmt::format("rate-{:.0f}-{}.json", rate, rep) : fmt::format("closed-{}.json", rep);
       STOREBENCH_RETURN_IF_ERROR(Add(rate, rep, file, &step, &docs));
     }
@@ -167,7 +187,7 @@ class StepRunner {
     round.rate = rate;
     round.above_rate = above;
     std::vector<nlohmann::json> at, over;
-    for (int i = 1; i <= flags_.confirm; ++i) {
+    for (int i = 1; i <= settings_.confirm; ++i) {
       STOREBENCH_RETURN_IF_ERROR(
           Add(rate, kConfirmSeed + i, fmt::format("confirm-{:.0f}-{}.json", rate, i), &round.confirm, &at));
       STOREBENCH_RETURN_IF_ERROR(
@@ -214,7 +234,7 @@ class StepRunner {
     if (!plan.ok()) return plan.status();
     const fs::path path = fs::path(flags_.out) / file;
     if (!flags_.out.empty() && fs::exists(path)) {
-      auto doc = ReadJson(path);
+      auto doc = ReadJsonFile(path.string());
       if (doc.ok() && doc->value("schema", "") == report::kRunSchema &&
           !(*doc)["totals"].value("interrupted", true)) {
         if ((*doc)["config"] != plan->job.ToJson())
@@ -270,50 +290,26 @@ Status WriteOutputs(const report::SearchResult& r, const SearchFlags& f, const s
   return Status::Ok();
 }
 
-}  // namespace
+// What RUN-ARGS give, checked as a search's job, and the files the search reads and writes.
+struct SearchJob {
+  job::Job job;
+  job::SearchLoad load;
+};
 
-void AddSearchFlags(CLI::App* app, SearchFlags* f) {
-  // One value per flag: a greedy vector option would swallow the `--` that starts RUN-ARGS.
-  app->add_option("--slo", f->slo, "latency goal [KIND or CLASS:]pNN<=DURATION, e.g. p99<=1ms (repeatable)")
-      ->allow_extra_args(false);
-  app->add_option("--min-rate", f->min_rate, "lowest rate to try, e.g. 5k (default: 10% of the top)");
-  app->add_option("--max-rate", f->max_rate, "top rate to try: a rate such as 100k, or a percentage of the measured closed-loop capacity such as 150% "
-                  "(default: 120% when bisecting, 100% for --sweep)");
-  app->add_option("--step-duration", f->step_duration, "measured time of each step")->capture_default_str();
-  app->add_option("--settle", f->settle,
-                  "idle time before each run after the first, so one step's aftermath (a draining backlog, "
-                  "compaction, writeback) stays out of the next")
-      ->capture_default_str();
-  app->add_option("--repeat", f->repeat, "runs per step (whole runs are resampled when > 1)")->capture_default_str();
-  app->add_option("--confirm", f->confirm,
-                  "confirmation runs at the answer, interleaved with as many 10% above it, before it is given (0 = "
-                  "none: the answer is marked unconfirmed)")
-      ->capture_default_str();
-  app->add_option("--confidence", f->confidence, "confidence in percent that each SLO holds")->capture_default_str();
-  app->add_option("--precision", f->precision, "stop when the bracket is this narrow (relative)")->capture_default_str();
-  app->add_option("--sweep", f->sweep, "run these fractions of the top instead of bisecting, e.g. 10%,20%,50%,100%");
-  app->add_option("--out", f->out, "directory for every step's run result (a rerun reuses stored steps)");
-  app->add_option("--json", f->json, "write the search document (storebench.search/1) here");
-  app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null");
-}
-
-int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, const std::atomic<bool>* stop) {
-  auto settings = ParseSettings(f);
-  if (!settings.ok()) return ReportError(settings.status());
+StatusOr<SearchJob> CheckRunArgs(const SearchFlags& f) {
   // A --job file (a printed job or a result) always holds a duration and a
   // schedule: those are the search's to set for each step, as are ops and two-phase.
   auto job = ParseRunArgs(f.run_args, {"duration", "ops", "schedule", "two-phase"});
-  if (!job.ok()) return ReportError(Status::InvalidArgument("search: " + job.status().message()));
+  if (!job.ok()) return Status::InvalidArgument("search: " + job.status().message());
   const job::Outputs& given = job->outputs;
   if (!given.json_path.empty() || !given.csv_path.empty() || !given.html_path.empty() || !given.hlog_path.empty() ||
       !given.hgrm_path.empty())
-    return ReportError(Status::InvalidArgument(
+    return Status::InvalidArgument(
         "search: RUN-ARGS must not contain --json, --csv, --html, --hlog or --hgrm; search writes every step into "
-        "--out and its own --json (`storebench report` makes the others from a step)"));
+        "--out and its own --json (`storebench report` makes the others from a step)");
   auto load = job::CheckSearchJob(*job);
-  if (!load.ok()) return ReportError(load.status());
-  if (!f.json.empty())
-    if (Status s = CheckOutputPath(f.json, "--json"); !s.ok()) return ReportError(s);
+  if (!load.ok()) return load.status();
+  if (!f.json.empty()) STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(f.json, "--json"));
   // The steps in --out are the search's own: read to resume, written as they run.
   CommandFiles files;
   files.InputDirectory("--out", f.out);
@@ -323,90 +319,137 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
     if (a.rfind("--job=", 0) == 0) files.Input("--job", a.substr(6));
   }
   files.Output("--json", f.json);
-  if (Status s = files.Check(); !s.ok()) return ReportError(s);
-  // One search per directory at a time: two would overwrite each other's steps.
+  STOREBENCH_RETURN_IF_ERROR(files.Check());
+  return SearchJob{std::move(*job), std::move(*load)};
+}
+
+// One search per directory at a time: two would overwrite each other's steps.
+StatusOr<DirLock> OpenOutDir(const SearchFlags& f, const Settings& settings) {
   DirLock lock;
-  if (!f.out.empty()) {
-    auto locked = DirLock::CreateAndAcquire(f.out, "--out");
-    if (!locked.ok()) return ReportError(locked.status());
-    lock = std::move(*locked);
-    nlohmann::json manifest = {{"schema", kDirSchema}, {"run_args", f.run_args}, {"step_duration_ns", settings->step_ns}};
-    if (Status s = PrepareOutDir(f.out, manifest); !s.ok()) return ReportError(s);
-  }
+  if (f.out.empty()) return lock;
+  auto locked = DirLock::CreateAndAcquire(f.out, "--out");
+  if (!locked.ok()) return locked.status();
+  lock = std::move(*locked);
+  nlohmann::json manifest = {{"schema", kDirSchema}, {"run_args", f.run_args}, {"step_duration_ns", settings.step_ns}};
+  STOREBENCH_RETURN_IF_ERROR(PrepareOutDir(f.out, manifest));
+  return lock;
+}
 
-  report::SearchResult r;
-  r.slos = settings->slos;
-  r.confidence = settings->confidence;
-  r.precision = settings->precision;
-  r.repeat = f.repeat;
-  r.step_duration_s = static_cast<double>(settings->step_ns) / 1e9;
-  r.sweep = !settings->sweep.empty();
-  StepRunner runner(*job, *load, *settings, f, argv, stop);
-  const std::string slos = report::SloList(r.slos);
-
-  // The closed-loop capacity, always: the top comes from it unless --max-rate gives a rate,
-  // and an answer is reported as a fraction of it.
+// The closed-loop capacity, always: the top comes from it unless --max-rate
+// gives a rate, and an answer is reported as a fraction of it.
+Status MeasureCapacity(StepRunner& runner, const Settings& settings, report::SearchResult* r) {
   auto cap = runner.Run(0);
-  if (!cap.ok()) return ReportError(cap.status());
+  if (!cap.ok()) return cap.status();
   Print("[capacity] " + report::StepLine(*cap));
   const double capacity = cap->verdict.achieved;
-  if (!(capacity > 0)) return ReportError(Status::IOError("search: the closed-loop run completed no ops"));
-  bool meets = !r.slos.empty();
+  if (!(capacity > 0)) return Status::IOError("search: the closed-loop run completed no ops");
+  bool meets = !r->slos.empty();
   for (const auto& c : cap->verdict.slos) meets = meets && c.pass;
   if (meets)
     Print(fmt::format("the closed-loop capacity, {} ops/s, meets {}: latency does not limit this load below its "
                       "capacity; searching for the highest rate an open loop sustains",
-                      FormatCount(capacity), slos));
-  r.capacity = std::move(*cap);
-  if (settings->max_rate > 0) {
-    r.top = settings->max_rate;
-    r.top_source = "--max-rate";
+                      FormatCount(capacity), report::SloList(r->slos)));
+  r->capacity = std::move(*cap);
+  if (settings.max_rate > 0) {
+    r->top = settings.max_rate;
+    r->top_source = "--max-rate";
   } else {
-    const double fraction = settings->max_fraction > 0 ? settings->max_fraction : r.sweep ? 1 : kDefaultTopFraction;
-    r.top = std::round(capacity * fraction);
-    r.top_source = fraction == 1 ? std::string("the closed-loop capacity")
-                                 : fmt::format("{:g}% of the closed-loop capacity", fraction * 100);
+    const double fraction = settings.max_fraction > 0 ? settings.max_fraction : r->sweep ? 1 : kDefaultTopFraction;
+    r->top = std::round(capacity * fraction);
+    r->top_source = fraction == 1 ? std::string("the closed-loop capacity")
+                                  : fmt::format("{:g}% of the closed-loop capacity", fraction * 100);
   }
-  const double bottom = settings->min_rate > 0 ? settings->min_rate : std::round(0.1 * r.top);
+  return Status::Ok();
+}
+
+// The bisection from the top down to --min-rate, or the sweep.
+StatusOr<job::RateSearch> RatesToTry(const Settings& settings, const report::SearchResult& r) {
+  const double bottom = settings.min_rate > 0 ? settings.min_rate : std::round(0.1 * r.top);
   if (bottom >= r.top)
-    return ReportError(Status::InvalidArgument(
-        fmt::format("--min-rate: {} ops/s is not below the top rate, {} ops/s", FormatCount(bottom), FormatCount(r.top))));
+    return Status::InvalidArgument(fmt::format("--min-rate: {} ops/s is not below the top rate, {} ops/s",
+                                               FormatCount(bottom), FormatCount(r.top)));
   std::vector<double> sweep_rates;
-  for (double fraction : settings->sweep) sweep_rates.push_back(fraction * r.top);
-  job::RateSearch search = r.sweep ? job::RateSearch::Sweep(sweep_rates)
-                                   : job::RateSearch::Bisect(bottom, r.top, settings->precision);
-  auto fail = [&](const Status& status) {
-    if (Status s = WriteOutputs(r, f, argv); !s.ok()) ReportError(s);
-    return ReportError(status);
-  };
+  for (double fraction : settings.sweep) sweep_rates.push_back(fraction * r.top);
+  return r.sweep ? job::RateSearch::Sweep(sweep_rates) : job::RateSearch::Bisect(bottom, r.top, settings.precision);
+}
+
+// A step at each rate `search` asks for, into `r`.
+Status SearchRates(StepRunner& runner, job::RateSearch& search, report::SearchResult* r) {
   while (auto rate = search.Next()) {
     auto step = runner.Run(*rate);
-    if (!step.ok()) return fail(step.status());
+    if (!step.ok()) return step.status();
     search.Record(*rate, step->verdict.pass);
-    Print(fmt::format("[{}] {}", r.steps.size() + 1, report::StepLine(*step, capacity)));
-    r.steps.push_back(std::move(*step));
+    Print(fmt::format("[{}] {}", r->steps.size() + 1, report::StepLine(*step, r->capacity->verdict.achieved)));
+    r->steps.push_back(std::move(*step));
   }
-  r.outcome = search.outcome();
-  r.search_pass = search.highest_pass();
-  r.lowest_fail = search.lowest_fail();
-  r.confirm_runs = f.confirm;
+  r->outcome = search.outcome();
+  r->search_pass = search.highest_pass();
+  r->lowest_fail = search.lowest_fail();
+  return Status::Ok();
+}
 
-  // Confirmation: the answer holds when run again, or the search steps down by 10% and tries again.
-  double candidate = r.search_pass;
-  for (int round = 0; f.confirm > 0 && candidate > 0 && round < kConfirmRounds; ++round) {
+// Confirmation: the answer holds when run again, or the search steps down by 10% and tries again.
+Status ConfirmAnswer(StepRunner& runner, const Settings& settings, report::SearchResult* r) {
+  r->confirm_runs = settings.confirm;
+  if (settings.confirm == 0) {
+    r->highest_pass = r->search_pass;
+    return Status::Ok();
+  }
+  double candidate = r->search_pass;
+  for (int round = 0; candidate > 0 && round < kConfirmRounds; ++round) {
     auto c = runner.Confirm(candidate, std::round(candidate * kAbove));
-    if (!c.ok()) return fail(c.status());
-    Print(fmt::format("[confirm {}] {}", round + 1, report::ConfirmLine(*c, f.confirm)));
+    if (!c.ok()) return c.status();
+    Print(fmt::format("[confirm {}] {}", round + 1, report::ConfirmLine(*c, settings.confirm)));
     const bool held = c->pass();
-    r.confirmations.push_back(std::move(*c));
+    r->confirmations.push_back(std::move(*c));
     if (held) {
-      r.highest_pass = candidate;
+      r->highest_pass = candidate;
       break;
     }
     candidate = std::round(candidate / kAbove);
     if (candidate < 1) break;
   }
-  if (f.confirm == 0) r.highest_pass = r.search_pass;
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddSearchFlags(CLI::App* app, SearchFlags* f) {
+  // One value per flag: a greedy vector option would swallow the `--` that starts RUN-ARGS.
+  app->add_option("--slo", f->slo, "latency goal [KIND or CLASS:]pNN<=DURATION, e.g. p99<=1ms (repeatable)")
+      ->allow_extra_args(false);
+  AddTableOptions(app, SearchOptionTable().Specs(), &f->options);
+  app->add_option("--out", f->out, "directory for every step's run result (a rerun reuses stored steps)");
+  app->add_option("--json", f->json, "write the search document (storebench.search/1) here");
+  app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null");
+}
+
+int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, const std::atomic<bool>* stop) {
+  auto settings = ParseSettings(f);
+  if (!settings.ok()) return ReportError(settings.status());
+  auto job = CheckRunArgs(f);
+  if (!job.ok()) return ReportError(job.status());
+  auto lock = OpenOutDir(f, *settings);
+  if (!lock.ok()) return ReportError(lock.status());
+
+  report::SearchResult r;
+  r.slos = settings->slos;
+  r.confidence = settings->confidence;
+  r.precision = settings->precision;
+  r.repeat = settings->repeat;
+  r.step_duration_s = static_cast<double>(settings->step_ns) / 1e9;
+  r.sweep = !settings->sweep.empty();
+  StepRunner runner(job->job, job->load, *settings, f, argv, stop);
+  if (Status s = MeasureCapacity(runner, *settings, &r); !s.ok()) return ReportError(s);
+  auto search = RatesToTry(*settings, r);
+  if (!search.ok()) return ReportError(search.status());
+  // A search that fails from here on still writes what it measured.
+  Status searched = SearchRates(runner, *search, &r);
+  if (searched.ok()) searched = ConfirmAnswer(runner, *settings, &r);
+  if (!searched.ok()) {
+    if (Status s = WriteOutputs(r, f, argv); !s.ok()) ReportError(s);
+    return ReportError(searched);
+  }
 
   std::printf("\n%s\n", report::StepTable(r).c_str());
   const std::string answer = report::AnswerLine(r);

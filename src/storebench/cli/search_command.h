@@ -36,18 +36,30 @@
 #include <string>
 #include <vector>
 
+#include "storebench/base/option_table.h"
+
 namespace storebench::cli {
+
+// The options of `search` that take one value, typed (SearchOptionTable()
+// holds their defaults, ranges and help).
+struct SearchOptions {
+  double min_rate{};      // 0 = 10% of the top
+  double max_rate{};      // --max-rate R; 0 = not given
+  double max_fraction{};  // --max-rate N%: of the measured capacity; 0 = not given
+  uint64_t step_ns{};
+  uint64_t settle_ns{};
+  int repeat{};
+  int confirm{};  // runs at the answer (and as many 10% above) before it is given; 0 = none
+  double confidence{};
+  double precision{};
+  std::vector<double> sweep;  // fractions of the top
+};
+
+const OptionTable<SearchOptions>& SearchOptionTable();
 
 struct SearchFlags {
   std::vector<std::string> slo;
-  std::string min_rate, max_rate;
-  std::string step_duration = "10s";
-  std::string settle = "0";
-  int repeat = 1;
-  int confirm = 3;  // runs at the answer (and as many 10% above) before it is given; 0 = none
-  std::string confidence = "95";
-  std::string precision = "2%";
-  std::string sweep;
+  OptionValues options;  // SearchOptionTable()'s, as text
   std::string out;
   std::string json;
   std::vector<std::string> run_args;  // after `--`

@@ -34,40 +34,51 @@ enum class Dispatch { kShared, kPartitioned };
 //   wake-up latency tail (measured at start-up, then followed per worker), and
 //   stays awake for the rest, yielding the CPU on every turn when the workers
 //   leave no CPU free.
-enum class WaitMode { kSpin, kSleep, kAdaptive };
+// (Adaptive is first, so a RunConfig's zero value waits as `run` does by default.)
+enum class WaitMode { kAdaptive, kSpin, kSleep };
 
+// The settings `run` has options for are filled by job::MakePlan from the
+// core options, whose table (job::CoreOptionTable()) holds their defaults;
+// here they are zero until set, and a driver caller sets at least
+// interval_ns (RunLoad refuses less than 1 ms).
 struct RunConfig {
   std::vector<WorkerGroup> groups{WorkerGroup{}};
   uint64_t duration_ns = 0;  // measured time after warm-up; 0 = until ops or the schedule run out
   uint64_t warmup_ns = 0;
-  uint64_t interval_ns = 1'000'000'000;
-  uint64_t seed = 1;
+  uint64_t interval_ns = 0;
+  uint64_t seed = 0;
   // In-flight ops still running this long after the end are counted as unfinished.
   uint64_t drain_timeout_ns = 10'000'000'000;
   // Stop the run once this many measured ops have failed (an "error:" outcome); 0 = never.
   uint64_t max_errors = 0;
   measure::HistogramOptions histogram;
   // Page-cache state the backend's data set (Backend::DataPaths()) is put in before the run.
-  io::CacheState cache = io::CacheState::kAsIs;
-  Dispatch dispatch = Dispatch::kShared;
-  WaitMode wait = WaitMode::kAdaptive;
+  io::CacheState cache{};
+  Dispatch dispatch{};
+  WaitMode wait{};
   // CPUs the workers are pinned to (round robin); empty = not pinned. The
   // reporter and the hiccup meter go to the other allowed CPUs when there are any.
   std::vector<int> cpus;
   // When the arrivals start (Clock ns, e.g. a start common to several
   // processes); 0 or an instant already past = 1 ms after the workers are ready.
   uint64_t start_at_ns = 0;
-  // The platform hiccup meter's sleep period; 0 = no meter; kHiccupAuto = 1 ms
+  // The platform hiccup meter's sleep period; 0 = no meter (until set); kHiccupAuto = 1 ms
   // when the meter has a CPU the workers do not use, else 10 ms (each of its
   // wake-ups then preempts a worker: at 1 ms they were ~5/6 of the workers'
   // involuntary switches in a two-worker run on two CPUs).
   static constexpr uint64_t kHiccupAuto = UINT64_MAX;
-  uint64_t hiccup_period_ns = kHiccupAuto;
+  uint64_t hiccup_period_ns = 0;
 
   int total_threads() const {
     int n = 0;
     for (const auto& g : groups) n += g.threads;
     return n;
+  }
+  // Whether the run ends by itself: a duration, a group's ops, or a schedule that runs out.
+  bool bounded() const {
+    bool b = duration_ns > 0;
+    for (const auto& g : groups) b = b || g.ops > 0 || g.schedule.EndNs() != UINT64_MAX;
+    return b;
   }
 };
 

@@ -20,8 +20,17 @@ std::unique_ptr<backend::Backend> Null(backend::OptionValues options) {
   return std::move(*made);
 }
 
-RunConfig Config(const std::string& schedule, int threads, uint64_t duration_ns, uint64_t ops = 0) {
+// What `run` gives the driver by default (job::CoreOptionTable()), with this test's interval.
+RunConfig Defaults() {
   RunConfig c;
+  c.interval_ns = 1'000'000'000;
+  c.seed = 1;
+  c.hiccup_period_ns = RunConfig::kHiccupAuto;
+  return c;
+}
+
+RunConfig Config(const std::string& schedule, int threads, uint64_t duration_ns, uint64_t ops = 0) {
+  RunConfig c = Defaults();
   c.groups[0].threads = threads;
   c.groups[0].schedule = *ParseSchedule(schedule);
   c.groups[0].ops = ops;
@@ -360,7 +369,7 @@ TEST(Runner, ClosedLoopReportsTheStallAsWhatItIs) {
 
 TEST(Runner, GroupsAreReportedSeparately) {
   auto b = Null({});
-  RunConfig c;
+  RunConfig c = Defaults();
   c.groups.clear();
   WorkerGroup fast, slow;
   fast.name = "fast";

@@ -2,13 +2,9 @@
 
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <set>
-#include <sstream>
 
+#include "storebench/base/json_file.h"
 #include "storebench/driver/schedule.h"
 #include "storebench/driver/threads.h"
 
@@ -37,8 +33,8 @@ StatusOr<std::string> ValueText(const nlohmann::json& v, const std::string& wher
   return Status::InvalidArgument(fmt::format("{}: expected a string or a number", where));
 }
 
-}  // namespace
-
+// --hiccup-period: "auto" (driver::RunConfig::kHiccupAuto), "off" (0) or a
+// duration from 100us to 1s.
 StatusOr<uint64_t> ParseHiccupPeriod(const std::string& text) {
   if (text == "auto") return driver::RunConfig::kHiccupAuto;
   if (text == "off") return uint64_t{0};
@@ -48,6 +44,25 @@ StatusOr<uint64_t> ParseHiccupPeriod(const std::string& text) {
         fmt::format("--hiccup-period: '{}' is not auto, off or a duration from 100us to 1s (e.g. 1ms)", text));
   return *ns;
 }
+
+StatusOr<TwoPhase> ParseTwoPhase(const std::string& text) {
+  TwoPhase t;
+  t.on = true;
+  constexpr const char* kForm = "--two-phase: expected a fraction of the measured capacity in (0, 2], e.g. 0.8, or a "
+                                "rate such as 40k/s";
+  if (text.find("/s") != std::string::npos) {
+    auto r = ParseRate(text, "--two-phase");
+    if (!r.ok()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+    t.rate = *r;
+    return t;
+  }
+  auto v = ParseDouble(text, "--two-phase");
+  if (!v.ok() || !(*v > 0) || *v > 2) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  t.fraction = *v;
+  return t;
+}
+
+}  // namespace
 
 const OptionTable<CoreOptions>& CoreOptionTable() {
   static const OptionTable<CoreOptions> table = [] {
@@ -66,12 +81,12 @@ const OptionTable<CoreOptions>& CoreOptionTable() {
                 "the run fails (exit 1, results written) when more than this share of its measured ops failed; "
                 "1 = never",
                 "0.01", 0, 1)
-        .Text("schedule", &CoreOptions::schedule, "arrivals", "",
-              "closed | constant:RATE | poisson:RATE | sine:A,B,C,D | steps:DUR@RATE,... | trace:FILE",
-              [](const std::string& v) { return driver::ParseSchedule(v, "--schedule").status(); })
-        .Text("two-phase", &CoreOptions::two_phase,
-              "measure closed-loop capacity, then run open loop at this fraction of it or at this rate", "",
-              "a fraction in (0, 2] such as 0.8, or a rate such as 40k/s")
+        .Parsed("schedule", &CoreOptions::schedule, "arrivals", "",
+                "closed | constant:RATE | poisson:RATE | sine:A,B,C,D | steps:DUR@RATE,... | trace:FILE",
+                [](const std::string& v) { return driver::ParseSchedule(v, "--schedule"); })
+        .Parsed("two-phase", &CoreOptions::two_phase,
+                "measure closed-loop capacity, then run open loop at this fraction of it or at this rate", "",
+                "a fraction in (0, 2] such as 0.8, or a rate such as 40k/s", &ParseTwoPhase)
         .Duration("interval", &CoreOptions::interval_ns, "reporting interval, e.g. 1s, 500ms", "1s", 1'000'000)
         .Integer("seed", &CoreOptions::seed, "seed for every random draw", "1", 0, INT64_MAX)
         .Integer("histogram-digits", &CoreOptions::histogram_digits, "significant digits of latency histograms", "3",
@@ -96,13 +111,12 @@ const OptionTable<CoreOptions>& CoreOptionTable() {
               "open loop: how a worker waits for its next arrival (adaptive sleeps unless it is closer than the "
               "measured wake-up latency and never spins with as many workers as CPUs)",
               "adaptive")
-        .Text("cpus", &CoreOptions::cpus, "pin workers to these CPUs (the reporter and hiccup meter to the others)", "",
-              "CPU list, e.g. 0-1 or 0,2", [](const std::string& v) { return driver::ParseCpuList(v).status(); })
-        .Text("hiccup-period", &CoreOptions::hiccup_period,
-              "how often the platform hiccup meter wakes: auto = 1ms when it has a CPU the workers do not use, "
-              "10ms when it must preempt a worker",
-              "auto", "auto, off or a duration such as 1ms",
-              [](const std::string& v) { return ParseHiccupPeriod(v).status(); })
+        .Parsed("cpus", &CoreOptions::cpus, "pin workers to these CPUs (the reporter and hiccup meter to the others)",
+                "", "CPU list, e.g. 0-1 or 0,2", [](const std::string& v) { return driver::ParseCpuList(v); })
+        .Parsed("hiccup-period", &CoreOptions::hiccup_period_ns,
+                "how often the platform hiccup meter wakes: auto = 1ms when it has a CPU the workers do not use, "
+                "10ms when it must preempt a worker",
+                "auto", "auto, off or a duration such as 1ms", &ParseHiccupPeriod)
         .Flag("stonewall", &CoreOptions::stonewall,
               "under mpirun with --ops: the first rank to finish stops every rank (as IOR's stonewalling)");
     return t;
@@ -180,27 +194,18 @@ StatusOr<Job> Job::Load(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Status::InvalidArgument(fmt::format("--job {}: is a directory; give a job or result JSON file", path));
-  std::ifstream in(path);
-  if (!in) return Status::InvalidArgument(fmt::format("--job {}: cannot read it: {}", path, std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = ReadTextFile(path);
+  if (!text.ok()) {
+    // "open PATH: strerror" as "--job PATH: cannot read it: strerror".
+    const std::string opened = "open " + path + ": ";
+    std::string why = text.status().message();
+    if (why.rfind(opened, 0) == 0) why = why.substr(opened.size());
+    return Status::InvalidArgument(fmt::format("--job {}: cannot read it: {}", path, why));
+  }
   // A key given twice would silently keep its last value: which one the author meant is unknown.
-  std::vector<std::set<std::string>> keys;
-  std::string duplicate;
-  auto note_keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) keys.emplace_back();
-    if (event == E::object_end && !keys.empty()) keys.pop_back();
-    if (event == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  nlohmann::json doc = nlohmann::json::parse(ss.str(), note_keys, false);
-  if (doc.is_discarded()) return Status::InvalidArgument(fmt::format("--job {}: not valid JSON", path));
-  if (!duplicate.empty())
-    return Status::InvalidArgument(
-        fmt::format("--job {}: the key \"{}\" is given twice in one object; give each setting once", path, duplicate));
-  return FromJson(doc, path);
+  auto doc = ParseJson(*text, "--job " + path, DuplicateKeys::kRefuse);
+  if (!doc.ok()) return Status::InvalidArgument(doc.status().message());
+  return FromJson(*doc, path);
 }
 
 void Job::Override(const Job& over, bool backend_given) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,33 +25,37 @@ namespace storebench::job {
 
 inline constexpr const char* kJobSchema = "storebench.job/1";
 
-// Core options, typed (filled from Job::options by CoreOptionTable()).
+// --two-phase, parsed.
+struct TwoPhase {
+  bool on = false;
+  double fraction = 0;  // of the closed-loop capacity
+  double rate = 0;      // or a given rate, ops/s
+};
+
+// Core options, typed: filled from Job::options by CoreOptionTable(), which
+// holds every default. A CoreOptions the table has not filled holds zeros.
 struct CoreOptions {
-  int threads = 1;
-  int iodepth = 1;
-  uint64_t duration_ns = 0;  // 0 = until --ops or the schedule runs out
-  uint64_t ops = 0;          // measured ops in total; 0 = no limit
-  uint64_t warmup_ns = 0;
-  uint64_t max_errors = 0;
-  double max_error_ratio = 0.01;  // a run whose failed share is above this exits 1 (results written)
-  std::string schedule;      // empty = closed, or what the backend's workload implies
-  std::string two_phase;
-  uint64_t interval_ns = 1'000'000'000;
-  uint64_t seed = 1;
-  int histogram_digits = 3;
-  io::CacheState cache = io::CacheState::kAsIs;
-  driver::Dispatch dispatch = driver::Dispatch::kShared;
-  driver::WaitMode wait = driver::WaitMode::kAdaptive;
-  std::string cpus;  // empty = not pinned
-  std::string hiccup_period = "auto";  // auto, off or a duration
-  bool stonewall = false;  // MPI: the first rank to finish its --ops stops the others
+  int threads{};
+  int iodepth{};
+  uint64_t duration_ns{};  // 0 = until --ops or the schedule runs out
+  uint64_t ops{};          // measured ops in total; 0 = no limit
+  uint64_t warmup_ns{};
+  uint64_t max_errors{};
+  double max_error_ratio{};  // a run whose failed share is above this exits 1 (results written)
+  std::optional<driver::ScheduleSpec> schedule;  // not given = closed, or what the backend's workload implies
+  TwoPhase two_phase;
+  uint64_t interval_ns{};
+  uint64_t seed{};
+  int histogram_digits{};
+  io::CacheState cache{};
+  driver::Dispatch dispatch{};
+  driver::WaitMode wait{};
+  std::vector<int> cpus;        // empty = not pinned
+  uint64_t hiccup_period_ns{};  // driver::RunConfig::hiccup_period_ns
+  bool stonewall{};  // MPI: the first rank to finish its --ops stops the others
 };
 
 const OptionTable<CoreOptions>& CoreOptionTable();
-
-// --hiccup-period: "auto" (driver::RunConfig::kHiccupAuto), "off" (0) or a
-// duration from 100us to 1s.
-StatusOr<uint64_t> ParseHiccupPeriod(const std::string& text);
 
 // When the live progress line is drawn (on stderr): auto = when stderr is a
 // terminal, always = also to a file or pipe (a plain line every few seconds),

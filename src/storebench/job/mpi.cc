@@ -306,7 +306,7 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
   Job job = ForRank(given, rank, session.host());
   auto plan = MakePlan(job);
   Status planned = plan.ok() ? Status::Ok() : plan.status();
-  if (planned.ok() && plan->two_phase.on)
+  if (planned.ok() && plan->core.two_phase.on)
     planned = Status::InvalidArgument("--two-phase: not yet under MPI; measure the capacity with a closed-loop run "
                                       "and give the open-loop rate with --schedule");
   const nlohmann::json shared = given.ToJson();

@@ -6,18 +6,18 @@
 #include <set>
 
 #include "storebench/base/units.h"
-#include "storebench/driver/threads.h"
 
 namespace storebench::job {
 namespace {
 
 // One --class: NAME:threads=2,schedule=constant:100,priority=0,role=writer,iodepth=1,ops=1000.
+// What a class does not give is the core options' (ParseClass).
 struct ClassOptions {
-  int threads = 1;
-  int iodepth = 1;
-  int priority = 0;
-  uint64_t ops = 0;
-  std::string schedule;
+  int threads{};
+  int iodepth{};
+  int priority{};
+  uint64_t ops{};
+  driver::ScheduleSpec schedule;
   std::string role;
 };
 
@@ -28,14 +28,16 @@ const OptionTable<ClassOptions>& ClassOptionTable() {
         .Integer("iodepth", &ClassOptions::iodepth, "ops in flight per worker", "", 1, 65536)
         .Integer("priority", &ClassOptions::priority, "read priority (lower = more urgent)", "", -1000, 1000)
         .Count("ops", &ClassOptions::ops, "measured ops of the class", "", 1)
-        .Text("schedule", &ClassOptions::schedule, "arrivals of the class", "", "as --schedule",
-              [](const std::string& v) { return driver::ParseSchedule(v, "--class schedule").status(); })
+        .Parsed("schedule", &ClassOptions::schedule, "arrivals of the class", "", "as --schedule",
+                [](const std::string& v) { return driver::ParseSchedule(v, "--class schedule"); })
         .Enum("role", &ClassOptions::role, std::vector<std::pair<std::string, std::string>>{{"", ""}, {"writer", "writer"}},
               "what the class does beside the main workload", "");
     return t;
   }();
   return table;
 }
+
+driver::ScheduleSpec ClosedSchedule() { return *driver::ParseSchedule("closed"); }
 
 constexpr const char* kClassForm =
     "--class: expected NAME:key=value,... with keys threads, schedule, priority, role, iodepth, ops "
@@ -54,7 +56,7 @@ StatusOr<driver::WorkerGroup> ParseClass(const std::string& text, const CoreOpti
   ClassOptions c;
   c.threads = core.threads;
   c.iodepth = core.iodepth;
-  c.schedule = core.schedule.empty() ? "closed" : core.schedule;
+  c.schedule = core.schedule.value_or(ClosedSchedule());
   auto applied = ClassOptionTable().Apply(values, &c);
   if (!applied.ok()) return Status::InvalidArgument(fmt::format("--class {}: {}", name, applied.message()));
   driver::WorkerGroup g;
@@ -64,28 +66,8 @@ StatusOr<driver::WorkerGroup> ParseClass(const std::string& text, const CoreOpti
   g.priority = c.priority;
   g.role = c.role;
   g.ops = c.ops;
-  auto spec = driver::ParseSchedule(c.schedule, "--class schedule");
-  if (!spec.ok()) return spec.status();
-  g.schedule = *spec;
+  g.schedule = std::move(c.schedule);
   return g;
-}
-
-StatusOr<TwoPhase> ParseTwoPhase(const std::string& text) {
-  TwoPhase t;
-  if (text.empty()) return t;
-  t.on = true;
-  constexpr const char* kForm = "--two-phase: expected a fraction of the measured capacity in (0, 2], e.g. 0.8, or a "
-                                "rate such as 40k/s";
-  if (text.find("/s") != std::string::npos) {
-    auto r = ParseRate(text, "--two-phase");
-    if (!r.ok()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
-    t.rate = *r;
-    return t;
-  }
-  auto v = ParseDouble(text, "--two-phase");
-  if (!v.ok() || !(*v > 0) || *v > 2) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
-  t.fraction = *v;
-  return t;
 }
 
 // Splits `ops` over groups that set none of their own, in proportion to their threads.
@@ -102,6 +84,100 @@ void SplitOps(uint64_t ops, driver::RunConfig* c) {
     g.ops = share;
     left -= share;
   }
+}
+
+// The driver's settings of the core options, groups aside.
+driver::RunConfig RunSettings(const CoreOptions& core) {
+  driver::RunConfig c;
+  c.histogram.significant_digits = core.histogram_digits;
+  c.duration_ns = core.duration_ns;
+  c.warmup_ns = core.warmup_ns;
+  c.interval_ns = core.interval_ns;
+  c.seed = core.seed;
+  c.max_errors = core.max_errors;
+  c.cache = core.cache;
+  c.dispatch = core.dispatch;
+  c.wait = core.wait;
+  c.hiccup_period_ns = core.hiccup_period_ns;
+  c.cpus = core.cpus;
+  return c;
+}
+
+// The groups the job gives: one from the core options, or one per --class.
+StatusOr<std::vector<driver::WorkerGroup>> GivenGroups(const std::vector<std::string>& classes,
+                                                       const CoreOptions& core) {
+  std::vector<driver::WorkerGroup> groups;
+  if (classes.empty()) {
+    driver::WorkerGroup g;
+    g.threads = core.threads;
+    g.queue_depth = core.iodepth;
+    g.schedule = core.schedule.value_or(ClosedSchedule());
+    groups.push_back(std::move(g));
+    return groups;
+  }
+  std::set<std::string> names;
+  for (const std::string& text : classes) {
+    auto g = ParseClass(text, core);
+    if (!g.ok()) return g.status();
+    if (!names.insert(g->name).second)
+      return Status::InvalidArgument(fmt::format("--class: the name '{}' is used twice", g->name));
+    groups.push_back(std::move(*g));
+  }
+  return groups;
+}
+
+// What the backend's workload implies: its schedule (when none is given) and its extra groups.
+Status AddWorkloadGroups(const backend::Backend& b, const Job& job, const CoreOptions& core, driver::RunConfig* c) {
+  const std::string implied = b.DefaultSchedule();
+  if (!core.schedule && !implied.empty() && job.classes.empty()) {
+    auto spec = driver::ParseSchedule(implied, "--schedule (from the workload's flags)");
+    if (!spec.ok()) return spec.status();
+    c->groups[0].schedule = *spec;
+  }
+  for (const backend::ExtraGroup& e : b.ExtraGroups()) {
+    driver::WorkerGroup g;
+    g.name = e.name;
+    g.role = e.role;
+    g.threads = e.threads;
+    if (e.rate > 0) {
+      g.schedule.kind = driver::ScheduleSpec::Kind::kConstant;
+      g.schedule.rate = e.rate;
+      g.schedule.text = fmt::format("constant:{}", e.rate);
+    }
+    c->groups.push_back(g);
+  }
+  return Status::Ok();
+}
+
+// The run ends, every group has an op per thread, the backend can run each group, at most 4096 workers.
+Status CheckGroups(const backend::Backend& b, const driver::RunConfig& c) {
+  if (!c.bounded()) return Status::InvalidArgument("--duration: give --duration or --ops (e.g. --duration 10s)");
+  for (const auto& g : c.groups) {
+    if (g.ops && g.ops < static_cast<uint64_t>(g.threads))
+      return Status::InvalidArgument(fmt::format("--ops {}: fewer ops than the {} threads of group '{}'; give at least "
+                                                 "one op per thread",
+                                                 g.ops, g.threads, g.name));
+    Status ok = b.CheckGroup({g.name, g.role, g.threads, g.queue_depth, g.priority});
+    if (!ok.ok()) {
+      if (c.groups.size() == 1) return ok;
+      return Status::InvalidArgument(fmt::format("{} (group '{}')", ok.message(), g.name));
+    }
+  }
+  const int total = c.total_threads();
+  if (total > 4096) return Status::InvalidArgument(fmt::format("--threads: {} workers in total; at most 4096", total));
+  return Status::Ok();
+}
+
+// `job` with every default filled in and its path options absolute.
+Job ResolvedJob(const Job& job, const backend::BackendInfo& info) {
+  Job resolved = job;
+  resolved.options = CoreOptionTable().WithDefaults(job.options);
+  OptionValues backend_options;
+  for (const OptionSpec& s : info.options)
+    if (!s.default_value.empty()) backend_options[s.name] = s.default_value;
+  for (const auto& [k, v] : job.backend_options) backend_options[k] = v;
+  resolved.backend_options = AbsolutePathOptions(info, std::move(backend_options));
+  return resolved;
 }
 
 }  // namespace
@@ -147,108 +223,25 @@ StatusOr<Plan> MakePlan(const Job& job) {
   plan.info = backend::FindBackend(job.backend);
   if (!plan.info) return UnknownBackend(job.backend);
   STOREBENCH_RETURN_IF_ERROR(CoreOptionTable().Apply(job.options, &plan.core));
-  const CoreOptions& core = plan.core;
-  auto two_phase = ParseTwoPhase(core.two_phase);
-  if (!two_phase.ok()) return two_phase.status();
-  plan.two_phase = *two_phase;
-
-  driver::RunConfig& c = plan.config;
-  c.histogram.significant_digits = core.histogram_digits;
-  c.duration_ns = core.duration_ns;
-  c.warmup_ns = core.warmup_ns;
-  c.interval_ns = core.interval_ns;
-  c.seed = core.seed;
-  c.max_errors = core.max_errors;
-  c.cache = core.cache;
-  c.dispatch = core.dispatch;
-  c.wait = core.wait;
-  auto hiccup = ParseHiccupPeriod(core.hiccup_period);
-  if (!hiccup.ok()) return hiccup.status();
-  c.hiccup_period_ns = *hiccup;
-  if (!core.cpus.empty()) {
-    auto cpus = driver::ParseCpuList(core.cpus);
-    if (!cpus.ok()) return cpus.status();
-    c.cpus = *cpus;
-  }
-  c.groups.clear();
-  if (job.classes.empty()) {
-    driver::WorkerGroup g;
-    g.threads = core.threads;
-    g.queue_depth = core.iodepth;
-    auto spec = driver::ParseSchedule(core.schedule.empty() ? "closed" : core.schedule);
-    if (!spec.ok()) return spec.status();
-    g.schedule = *spec;
-    c.groups.push_back(g);
-  } else {
-    std::set<std::string> names;
-    for (const std::string& text : job.classes) {
-      auto g = ParseClass(text, core);
-      if (!g.ok()) return g.status();
-      if (!names.insert(g->name).second)
-        return Status::InvalidArgument(fmt::format("--class: the name '{}' is used twice", g->name));
-      c.groups.push_back(*g);
-    }
-  }
-  if (plan.two_phase.on && (c.groups.size() > 1 || c.groups[0].schedule.open_loop()))
+  plan.config = RunSettings(plan.core);
+  auto groups = GivenGroups(job.classes, plan.core);
+  if (!groups.ok()) return groups.status();
+  plan.config.groups = std::move(*groups);
+  if (plan.core.two_phase.on && (plan.config.groups.size() > 1 || plan.config.groups[0].schedule.open_loop()))
     return Status::InvalidArgument(
         "--two-phase: measures a closed loop first; do not combine it with --schedule or --class");
-
   backend::CommonOptions common;
-  common.seed = core.seed;
-  common.threads = c.total_threads();
+  common.seed = plan.core.seed;
+  common.threads = plan.config.total_threads();
   auto made = plan.info->create(job.backend_options, common);
   if (!made.ok()) return made.status();
   plan.backend = std::move(*made);
-  backend::Backend& b = *plan.backend;
-
-  // What the backend's workload implies: its schedule and its extra groups.
-  const std::string implied = b.DefaultSchedule();
-  if (core.schedule.empty() && !implied.empty() && job.classes.empty()) {
-    auto spec = driver::ParseSchedule(implied, "--schedule (from the workload's flags)");
-    if (!spec.ok()) return spec.status();
-    c.groups[0].schedule = *spec;
-  }
-  for (const backend::ExtraGroup& e : b.ExtraGroups()) {
-    driver::WorkerGroup g;
-    g.name = e.name;
-    g.role = e.role;
-    g.threads = e.threads;
-    if (e.rate > 0) {
-      g.schedule.kind = driver::ScheduleSpec::Kind::kConstant;
-      g.schedule.rate = e.rate;
-      g.schedule.text = fmt::format("constant:{}", e.rate);
-    }
-    c.groups.push_back(g);
-  }
-  if (core.ops) SplitOps(core.ops, &c);
-  bool bounded = c.duration_ns > 0;
-  for (const auto& g : c.groups) bounded = bounded || g.ops > 0 || g.schedule.EndNs() != UINT64_MAX;
-  if (!bounded) return Status::InvalidArgument("--duration: give --duration or --ops (e.g. --duration 10s)");
-  int total = 0;
-  for (const auto& g : c.groups) {
-    total += g.threads;
-    if (g.ops && g.ops < static_cast<uint64_t>(g.threads))
-      return Status::InvalidArgument(fmt::format("--ops {}: fewer ops than the {} threads of group '{}'; give at least "
-                                                 "one op per thread",
-                                                 g.ops, g.threads, g.name));
-    backend::GroupSettings s{g.name, g.role, g.threads, g.queue_depth, g.priority};
-    Status ok = b.CheckGroup(s);
-    if (!ok.ok()) {
-      if (c.groups.size() == 1) return ok;
-      return Status::InvalidArgument(fmt::format("{} (group '{}')", ok.message(), g.name));
-    }
-  }
-  if (total > 4096) return Status::InvalidArgument(fmt::format("--threads: {} workers in total; at most 4096", total));
-  if (core.cache != io::CacheState::kAsIs && !(plan.info->capabilities & backend::kNeedsData))
+  STOREBENCH_RETURN_IF_ERROR(AddWorkloadGroups(*plan.backend, job, plan.core, &plan.config));
+  if (plan.core.ops) SplitOps(plan.core.ops, &plan.config);
+  STOREBENCH_RETURN_IF_ERROR(CheckGroups(*plan.backend, plan.config));
+  if (plan.core.cache != io::CacheState::kAsIs && !(plan.info->capabilities & backend::kNeedsData))
     return Status::InvalidArgument(fmt::format("--cache: backend '{}' has no data set", job.backend));
-
-  plan.job = job;
-  plan.job.options = CoreOptionTable().WithDefaults(job.options);
-  OptionValues resolved;
-  for (const OptionSpec& s : plan.info->options)
-    if (!s.default_value.empty()) resolved[s.name] = s.default_value;
-  for (const auto& [k, v] : job.backend_options) resolved[k] = v;
-  plan.job.backend_options = AbsolutePathOptions(*plan.info, std::move(resolved));
+  plan.job = ResolvedJob(job, *plan.info);
   return plan;
 }
 

@@ -17,18 +17,11 @@
 
 namespace storebench::job {
 
-struct TwoPhase {
-  bool on = false;
-  double fraction = 0;  // of the closed-loop capacity
-  double rate = 0;      // or a given rate, ops/s
-};
-
 struct Plan {
   Job job;  // as given, with the backend's and the core defaults filled in
   const backend::BackendInfo* info = nullptr;
   CoreOptions core;
   driver::RunConfig config;
-  TwoPhase two_phase;
   std::unique_ptr<backend::Backend> backend;  // made, not opened
 };
 

@@ -79,7 +79,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   out.title = !o.title.empty() ? o.title
                                : fmt::format("storebench run --backend {} ({}, {} threads)", plan.job.backend,
                                              ScheduleText(plan.config), plan.config.total_threads());
-  if (plan.two_phase.on) {
+  if (plan.core.two_phase.on) {
     const std::string title1 = "phase 1: closed loop, maximum throughput";
     if (hooks.phase_started) hooks.phase_started(title1);
     auto p1 = RunPhase(plan, hooks, title1);
@@ -87,9 +87,9 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
     auto tp = std::make_unique<TwoPhaseResult>();
     tp->capacity_ops_per_sec = CapacityOf(*p1, plan.config.interval_ns);
     tp->mean_ops_per_sec = p1->elapsed_s > 0 ? static_cast<double>(p1->total->ops()) / p1->elapsed_s : 0;
-    tp->fraction = plan.two_phase.fraction;
+    tp->fraction = plan.core.two_phase.fraction;
     tp->target_ops_per_sec =
-        plan.two_phase.rate > 0 ? plan.two_phase.rate : tp->capacity_ops_per_sec * plan.two_phase.fraction;
+        plan.core.two_phase.rate > 0 ? plan.core.two_phase.rate : tp->capacity_ops_per_sec * plan.core.two_phase.fraction;
     const double rate = tp->target_ops_per_sec;
     if (p1->interrupted || p1->stopped_on_errors || !(rate > 0)) {
       // Nothing more to run: phase 1 is the result.
@@ -112,7 +112,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
     if (hooks.phase_started)
       hooks.phase_started(fmt::format(
           "phase 2: open loop at {:.0f} ops/s ({} of the measured {:.0f} ops/s, the median of phase 1's intervals)", rate,
-          plan.two_phase.rate > 0 ? std::string("a given rate") : fmt::format("{:.0f}%", plan.two_phase.fraction * 100),
+          plan.core.two_phase.rate > 0 ? std::string("a given rate") : fmt::format("{:.0f}%", plan.core.two_phase.fraction * 100),
           tp->capacity_ops_per_sec));
     out.two_phase = std::move(tp);
   }

@@ -14,7 +14,7 @@
 #include "storebench/base/units.h"
 #include "storebench/measure/histogram.h"
 #include "storebench/report/compare.h"
-#include "storebench/report/files.h"
+#include "storebench/base/json_file.h"
 #include "storebench/report/hdr_log.h"
 #include "storebench/report/run_histograms.h"
 #include "storebench/report/result.h"

@@ -7,7 +7,7 @@
 
 #include "storebench/base/units.h"
 #include "storebench/measure/base64.h"
-#include "storebench/report/files.h"
+#include "storebench/base/json_file.h"
 #include "storebench/report/hdr_codec.h"
 
 namespace storebench::report {

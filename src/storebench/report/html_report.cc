@@ -11,7 +11,7 @@
 #include "storebench/base/units.h"
 #include "storebench/driver/schedule.h"
 #include "storebench/report/causes.h"
-#include "storebench/report/files.h"
+#include "storebench/base/json_file.h"
 #include "storebench/report/hdr_log.h"
 #include "storebench/report/hgrm.h"
 #include "storebench/report/result.h"
