@@ -1,5 +1,6 @@
 #include "storebench/base/json_file.h"
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -95,7 +95,7 @@ std::set<std::string> HelpFlags() {
       "--help",          "run --help",           "prepare --help",        "demo --help",
       "compare --help",  "matrix --help",        "search --help",         "report --help",
       "whisper create --help", "whisper update --help", "whisper fetch --help", "whisper info --help",
-      "whisper dump --help"};
+      "whisper dump --help", "help --help"};
   const std::regex flag(R"(--[A-Za-z][A-Za-z0-9_-]*)");
   for (const std::string& h : helps) {
     const std::string cmd = StorebenchBinary() + " " + h + " 2>&1";
@@ -238,16 +238,21 @@ bool SummaryLineDescribed(const std::string& line, const std::set<std::string>& 
 
 class DocsReference : public BinaryTest {};
 
-// docs/json.md and the summary section of docs/reading-results.md are their
-// tables' text, and every key the result writer emits and every summary line
+// docs/json.md, docs/flags.md, README.md's flag tables and the summary section
+// of docs/reading-results.md are what `storebench help --markdown` prints, and every key the result writer emits and every summary line
 // printed, in runs of each shape (closed, open, overloaded, groups,
 // two-phase, errors, the file and whisper backends), is in the tables.
 TEST_F(DocsReference, EveryKeyAndSummaryLineARunWritesIsDescribed) {
   if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
-  EXPECT_EQ(Slurp(SourceDir() / "docs" / "json.md"), report::ResultKeysMarkdown())
+  const fs::path root = SourceDir();
+  EXPECT_EQ(Slurp(root / "docs" / "json.md"), Run("help --markdown keys").out)
       << "docs/json.md differs from the table: storebench help --markdown keys > docs/json.md";
-  EXPECT_EQ(GeneratedBlock(Slurp(SourceDir() / "docs" / "reading-results.md")), report::SummaryLinesMarkdown())
+  EXPECT_EQ(GeneratedBlock(Slurp(root / "docs" / "reading-results.md")), Run("help --markdown summary").out)
       << "docs/reading-results.md's summary section differs from the table: storebench help --markdown summary";
+  EXPECT_EQ(Slurp(root / "docs" / "flags.md"), Run("help --markdown flags").out)
+      << "docs/flags.md differs from the option tables: storebench help --markdown flags > docs/flags.md";
+  EXPECT_EQ(GeneratedBlock(Slurp(root / "README.md")), Run("help --markdown run-flags").out)
+      << "README.md's flag tables differ from the option tables: storebench help --markdown run-flags";
   const std::string file_data = (dir_ / "file").string(), whisper_data = (dir_ / "whisper").string();
   ASSERT_EQ(Run("prepare --backend file --data " + file_data + " --files 2 --file-size 1M").code, 0);
   ASSERT_EQ(Run("prepare --backend whisper --data " + whisper_data + " --metrics 8").code, 0);

@@ -16,6 +16,7 @@
 #include "storebench/job/mpi.h"
 #include "storebench/cli/compare_command.h"
 #include "storebench/cli/default_job.h"
+#include "storebench/cli/help_command.h"
 #include "storebench/cli/demo.h"
 #include "storebench/cli/matrix_command.h"
 #include "storebench/cli/report_command.h"
@@ -33,13 +34,15 @@ using namespace storebench::cli;
 struct CommandLine {
   CLI::App app{"storebench: a benchmark client and read-path toolkit for storage engines.\n"
                "Without a subcommand it runs the default job: a short two-phase RocksDB run\n"
-               "(closed-loop capacity, then open loop at 80% of it) on a small data set it\n"
+               "(closed-loop capacity, then open loop at half of it) on a small data set it\n"
                "prepares in ./storebench-data (the null-backend demonstration without RocksDB)."};
   RunFlags default_flags, run_flags, prepare_flags;
   CompareFlags compare_flags;
   MatrixFlags matrix_flags;
   ReportFlags report_flags;
   SearchFlags search_flags;
+  HelpFlags help_flags;
+  CLI::App *help = nullptr;
   CLI::App *run = nullptr, *prepare = nullptr, *demo = nullptr, *compare = nullptr, *matrix = nullptr,
            *report = nullptr, *search = nullptr;
 
@@ -81,6 +84,8 @@ void SetUp(CommandLine* c) {
   c->search = app.add_subcommand(
       "search", "the highest rate at which latency goals hold: closed-loop capacity, then bisected open loops");
   AddSearchFlags(c->search, &c->search_flags);
+  c->help = app.add_subcommand("help", "the references the documentation holds, printed from the code (--markdown)");
+  AddHelpFlags(c->help, &c->help_flags);
 }
 
 // Parses argv; returns an exit code when the process ends here (help, version, a parse error).
@@ -141,6 +146,7 @@ int Execute(CommandLine& c, const std::vector<std::string>& args, const CLI::Opt
   if (c.report->parsed()) return ExecuteReport(c.report_flags);
   if (c.search->parsed()) return ExecuteSearch(c.search_flags, args, &g_stop);
   if (c.demo->parsed()) return RunDemo(&g_stop);
+  if (c.help->parsed()) return ExecuteHelp(c.help_flags, c.app);
 #if STOREBENCH_HAVE_ROCKSDB
   (void)default_job_flag;
   auto job = ResolveJob(c.default_flags);

@@ -71,8 +71,8 @@ const OptionTable<CoreOptions>& CoreOptionTable() {
               4096)
         .Integer("iodepth", &CoreOptions::iodepth, "ops in flight per worker (async backends and read methods)", "1", 1,
                  65536)
-        .Duration("duration", &CoreOptions::duration_ns, "measured time after warm-up, e.g. 10s, 2m (with --ops, whichever limit comes first ends the run)", "", 1)
-        .Count("ops", &CoreOptions::ops, "measured ops in total over every group and thread, e.g. 1M (with --duration, whichever comes first)", "",
+        .Duration("duration", &CoreOptions::duration_ns, "measured time after warm-up, e.g. 10s, 2m; a run needs --duration or --ops (with both, whichever limit comes first ends it)", "", 1)
+        .Count("ops", &CoreOptions::ops, "measured ops in total over every group and thread, e.g. 1M; a run needs --ops or --duration (with both, whichever comes first)", "",
                1)
         .Duration("warmup", &CoreOptions::warmup_ns, "time before measuring, excluded from results, e.g. 2s", "0")
         .Count("max-errors", &CoreOptions::max_errors,
