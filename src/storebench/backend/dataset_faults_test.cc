@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 namespace storebench::backend {
 namespace {

@@ -5,7 +5,7 @@
 // JavaScript error and on any chart drawn without data (the page's #sb-ready
 // marker says both); a screenshot of each is kept in the build tree
 // (report-screenshots/). Skips visibly where Chromium is missing or cannot start.
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 #include <gtest/gtest.h>
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "storebench/backend/backend.h"
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 #include "storebench/job/job.h"
 
 namespace storebench::cli {

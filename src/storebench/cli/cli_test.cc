@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 #include <atomic>
 #include <chrono>

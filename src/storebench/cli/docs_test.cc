@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 #include "storebench/report/result_keys.h"
 #include "storebench/report/summary_lines.h"
 

@@ -5,7 +5,7 @@
 // HistogramLogWriter is read by `storebench report` and `compare` with the
 // same figures; HistogramLogProcessor reads storebench's logs with no options.
 // Skips visibly without java/javac or the library.
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 #include <gtest/gtest.h>
 

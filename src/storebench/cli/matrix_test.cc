@@ -4,7 +4,7 @@
 // one line naming the flag.
 #include "storebench/cli/matrix_command.h"
 
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

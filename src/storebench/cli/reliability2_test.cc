@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 namespace storebench::cli {
 namespace {

@@ -3,7 +3,7 @@
 // with its package, --hlog/--hgrm write HdrHistogram's formats from a run
 // JSON, and compare reads .hlog files. (Drawing: browser_test; agreement with
 // HdrHistogram's Java library: hdr_interop_test.)
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 #include <gtest/gtest.h>
 

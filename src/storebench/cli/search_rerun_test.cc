@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 namespace storebench::cli {
 namespace {

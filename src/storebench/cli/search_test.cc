@@ -3,7 +3,7 @@
 // ops/s, and a constant arrival rate below that waits for nothing. Steps are
 // short (300 ms); no test asserts a wall-clock figure beyond the ratio of
 // the answer to the capacity measured in the same search.
-#include "storebench/cli/binary_test_fixture.h"
+#include "storebench/testing/binary_test_fixture.h"
 
 #include <gtest/gtest.h>
 

@@ -299,9 +299,11 @@ StatusOr<Job> MpiSession::ShareJob(const StatusOr<Job>& job) {
   return Job::FromJson(got["job"], "rank 0");
 }
 
-StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const MpiRunOptions& given_options,
-                                 const RunHooks& user_hooks) {
-  MpiRunOptions options = given_options;
+namespace {
+
+// This rank's plan, checked on every rank: planned, not two-phase, and made
+// from the same job as rank 0's. Any rank's failure fails every rank.
+StatusOr<Plan> PlanForRank(MpiSession& session, const Job& given, const MpiRunOptions& options) {
   const int rank = session.rank(), size = session.size();
   Job job = ForRank(given, rank, session.host());
   auto plan = MakePlan(job);
@@ -319,148 +321,211 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
   }
   STOREBENCH_RETURN_IF_ERROR(AgreeOn(planned, rank, size, session.host()));
   ShareLoad(&plan->config, rank, size);
+  return std::move(*plan);
+}
+
+// The ranks' measured intervals during the run: each rank sends its own to
+// rank 0 as they end, and rank 0 prints their merge (the one progress line)
+// as soon as every rank's part of an interval arrived. Also the stonewall:
+// a rank that finished its run tells the others.
+class LiveMerge {
+ public:
+  LiveMerge(int rank, int size, const driver::ProgressFn& progress, bool stonewall)
+      : rank_(rank), size_(size), progress_(progress), stonewall_(stonewall) {}
+
+  std::atomic<bool>* stonewall_flag() { return &stonewall_flag_; }
+
+  // This rank's progress hook: warm-up ticks are local only; measured
+  // intervals go to rank 0, which prints the merged line.
+  void OnInterval(const driver::IntervalStats& st) {
+    if (st.warmup) {
+      if (rank_ == 0 && progress_) progress_(st);
+    } else {
+      nlohmann::json m = IntervalMessage(interval_index_++, st);
+      if (rank_ == 0) {
+        Take(std::move(m));
+        while (Pending(kTagInterval)) {
+          Take(ReceivePart(MPI_ANY_SOURCE, kTagInterval));
+          ++remote_received_;
+        }
+      } else {
+        sender_.Send(m.dump(), 0, kTagInterval);
+        ++sent_;
+      }
+    }
+    if (stonewall_ && Pending(kTagDone)) stonewall_flag_.store(true);
+  }
+
+  // After this rank's run: every rank tells every other it is done (the
+  // stonewall signal), with how many intervals it sent rank 0; rank 0 takes
+  // the intervals still in flight.
+  Status Finish() {
+    for (int k = 0; k < size_; ++k)
+      if (k != rank_) sender_.Send(std::to_string(sent_), k, kTagDone);
+    size_t dones = 0, expected = 0;
+    while (dones + 1 < static_cast<size_t>(size_) || (rank_ == 0 && remote_received_ < expected)) {
+      MPI_Status st;
+      MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+      if (st.MPI_TAG == kTagDone) {
+        expected += std::stoull(ReceiveText(st.MPI_SOURCE, kTagDone, nullptr));
+        ++dones;
+      } else if (st.MPI_TAG == kTagInterval && rank_ == 0) {
+        Take(ReceivePart(st.MPI_SOURCE, kTagInterval));
+        ++remote_received_;
+      } else {
+        return Status::IOError(fmt::format("MPI: unexpected message with tag {} from rank {}", st.MPI_TAG, st.MPI_SOURCE));
+      }
+    }
+    sender_.Finish();
+    return Status::Ok();
+  }
+
+  // What the live merge cost rank 0 over the run: intervals merged, bytes received, time spent.
+  nlohmann::json Figures() const {
+    const size_t n = interval_index_;
+    return {{"intervals", n},
+            {"bytes_received", merge_bytes_},
+            {"ns", merge_ns_},
+            {"ns_per_interval", n ? merge_ns_ / n : 0},
+            {"bytes_per_rank_interval", n && size_ > 1 ? merge_bytes_ / (n * (size_ - 1)) : 0}};
+  }
+
+ private:
+  nlohmann::json ReceivePart(int source, int tag) {
+    const uint64_t t0 = clock_.NowNs();
+    std::string text = ReceiveText(source, tag, nullptr);
+    merge_bytes_ += text.size();
+    nlohmann::json part = nlohmann::json::parse(text);
+    merge_ns_ += clock_.NowNs() - t0;
+    return part;
+  }
+
+  void Take(nlohmann::json part) {
+    const uint64_t t0 = clock_.NowNs();
+    const size_t i = part["i"].get<size_t>();
+    pending_[i].push_back(std::move(part));
+    if (pending_[i].size() == static_cast<size_t>(size_)) {
+      driver::IntervalStats merged = MergeIntervalMessages(pending_[i]);
+      pending_.erase(i);
+      merge_ns_ += clock_.NowNs() - t0;
+      if (progress_) progress_(merged);
+    } else {
+      merge_ns_ += clock_.NowNs() - t0;
+    }
+  }
+
+  const int rank_, size_;
+  const driver::ProgressFn& progress_;
+  const bool stonewall_;
+  const measure::Clock& clock_ = measure::Clock::Default();
+  std::atomic<bool> stonewall_flag_{false};
+  size_t sent_ = 0, remote_received_ = 0;  // interval messages sent (ranks > 0), received (rank 0)
+  size_t interval_index_ = 0;
+  Sender sender_;
+  std::map<size_t, std::vector<nlohmann::json>> pending_;  // rank 0: interval index -> parts
+  uint64_t merge_ns_ = 0, merge_bytes_ = 0;
+};
+
+// Every rank's outcome, gathered at rank 0 (in rank order; empty elsewhere).
+std::vector<nlohmann::json> GatherOutcomes(MpiSession& session, const StatusOr<JobResult>& result) {
+  const Status ran = result.ok() ? Status::Ok() : result.status();
+  nlohmann::json mine = {{"ok", ran.ok()}, {"message", ran.message()}, {"host", session.host()}, {"rank", session.rank()}};
+  if (result.ok()) {
+    mine["result"] = EncodeRunResult(result.value().run);
+    mine["environment"] = result.value().environment;
+  }
+  std::vector<nlohmann::json> parts;
+  for (const std::string& text : Gather(mine.dump(), session.rank(), session.size()))
+    parts.push_back(nlohmann::json::parse(text));
+  return parts;
+}
+
+// A rank's line in the document's "ranks".
+nlohmann::json RankJson(int k, const std::string& host, const driver::RunResult& r, const nlohmann::json& environment) {
+  const measure::Histogram response = r.total->AllResponse();
+  nlohmann::json interval_ops = nlohmann::json::array();
+  for (const auto& st : r.intervals) interval_ops.push_back(st.ops);
+  const double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(r.total->ops()) / r.elapsed_s : 0;
+  return {{"rank", k},
+          {"host", host},
+          {"ops", r.total->ops()},
+          {"errors", r.total->errors()},
+          {"elapsed_s", r.elapsed_s},
+          {"ops_per_sec", ops_per_sec},
+          {"p50_ns", response.ValueAtPercentile(50)},
+          {"p99_ns", response.ValueAtPercentile(99)},
+          {"stonewalled", r.stonewalled},
+          {"response_histogram", response.Encode()},
+          {"interval_ops", interval_ops},
+          {"environment", environment}};
+}
+
+// Rank 0: every rank's result merged into its own, and the per-rank lines.
+// `hosts`, `fastest` and `slowest` (elapsed seconds) are filled for the MPI facts.
+Status MergeRanks(const std::vector<nlohmann::json>& parts, MpiRunResult* out, std::vector<std::string>* hosts,
+                  double* fastest, double* slowest) {
+  const int size = static_cast<int>(parts.size());
+  for (int k = 0; k < size; ++k)
+    if (!parts[k]["ok"].get<bool>())
+      return Status::IOError(
+          fmt::format("rank {} on {}: {}", k, parts[k]["host"].get<std::string>(), parts[k]["message"].get<std::string>()));
+  out->ranks = nlohmann::json::array();
+  for (int k = 0; k < size; ++k) {
+    auto r = DecodeRunResult(parts[k]["result"]);
+    if (!r.ok()) return r.status();
+    const std::string host = parts[k]["host"].get<std::string>();
+    if (std::find(hosts->begin(), hosts->end(), host) == hosts->end()) hosts->push_back(host);
+    *fastest = std::min(*fastest, r->elapsed_s);
+    *slowest = std::max(*slowest, r->elapsed_s);
+    out->ranks.push_back(RankJson(k, host, *r, parts[k]["environment"]));
+    if (k > 0) STOREBENCH_RETURN_IF_ERROR(MergeRunResults(&out->merged.run, *r));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const MpiRunOptions& given_options,
+                                 const RunHooks& user_hooks) {
+  MpiRunOptions options = given_options;
+  const int rank = session.rank(), size = session.size();
+  auto plan = PlanForRank(session, given, options);
+  if (!plan.ok()) return plan.status();
   options.stonewall = options.stonewall || plan->core.stonewall;
 
   uint64_t skew_ns = 0;
-  std::atomic<bool> stonewall{false};
-  size_t sent = 0, remote_received = 0;  // interval messages sent (ranks > 0), received (rank 0)
-  Sender sender;
-  std::map<size_t, std::vector<nlohmann::json>> pending;  // rank 0: interval index -> parts
-  // What the live merge costs rank 0: bytes received and time spent receiving and merging.
-  uint64_t merge_ns = 0, merge_bytes = 0;
-  const measure::Clock& clock = measure::Clock::Default();
-  auto receive_part = [&](int source, int tag) {
-    const uint64_t t0 = clock.NowNs();
-    std::string text = ReceiveText(source, tag, nullptr);
-    merge_bytes += text.size();
-    nlohmann::json part = nlohmann::json::parse(text);
-    merge_ns += clock.NowNs() - t0;
-    return part;
-  };
-  auto take_interval = [&](nlohmann::json part) {
-    const uint64_t t0 = clock.NowNs();
-    const size_t i = part["i"].get<size_t>();
-    pending[i].push_back(std::move(part));
-    if (pending[i].size() == static_cast<size_t>(size)) {
-      driver::IntervalStats merged = MergeIntervalMessages(pending[i]);
-      pending.erase(i);
-      merge_ns += clock.NowNs() - t0;
-      if (user_hooks.progress) user_hooks.progress(merged);
-    } else {
-      merge_ns += clock.NowNs() - t0;
-    }
-  };
-  size_t interval_index = 0, warmup_index = 0;
+  LiveMerge live(rank, size, user_hooks.progress, options.stonewall);
   RunHooks hooks = user_hooks;
-  hooks.stonewall = &stonewall;
+  hooks.stonewall = live.stonewall_flag();
   hooks.before_run = [&](Plan& p, const Status& opened) -> Status {
     STOREBENCH_RETURN_IF_ERROR(AgreeOn(opened, rank, size, session.host()));
     p.config.start_at_ns = CommonStart(rank, size, 1'000'000'000, &skew_ns);
     return Status::Ok();
   };
-  hooks.progress = [&](const driver::IntervalStats& st) {
-    // Warm-up ticks are local only; measured intervals go to rank 0, which prints the merged line.
-    if (st.warmup) {
-      ++warmup_index;
-      if (rank == 0 && user_hooks.progress) user_hooks.progress(st);
-    } else {
-      nlohmann::json m = IntervalMessage(interval_index++, st);
-      if (rank == 0) {
-        take_interval(std::move(m));
-        while (Pending(kTagInterval)) {
-          take_interval(receive_part(MPI_ANY_SOURCE, kTagInterval));
-          ++remote_received;
-        }
-      } else {
-        sender.Send(m.dump(), 0, kTagInterval);
-        ++sent;
-      }
-    }
-    if (options.stonewall && Pending(kTagDone)) stonewall.store(true);
-  };
+  hooks.progress = [&](const driver::IntervalStats& st) { live.OnInterval(st); };
   auto result = RunPlan(*plan, hooks);
-  // Every rank tells every other it is done (the stonewall signal), with how
-  // many intervals it sent rank 0; rank 0 takes the intervals still in flight.
-  for (int k = 0; k < size; ++k)
-    if (k != rank) sender.Send(std::to_string(sent), k, kTagDone);
-  size_t dones = 0, expected = 0;
-  while (dones + 1 < static_cast<size_t>(size) || (rank == 0 && remote_received < expected)) {
-    MPI_Status st;
-    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-    if (st.MPI_TAG == kTagDone) {
-      expected += std::stoull(ReceiveText(st.MPI_SOURCE, kTagDone, nullptr));
-      ++dones;
-    } else if (st.MPI_TAG == kTagInterval && rank == 0) {
-      take_interval(receive_part(st.MPI_SOURCE, kTagInterval));
-      ++remote_received;
-    } else {
-      return Status::IOError(fmt::format("MPI: unexpected message with tag {} from rank {}", st.MPI_TAG, st.MPI_SOURCE));
-    }
-  }
-  sender.Finish();
+  STOREBENCH_RETURN_IF_ERROR(live.Finish());
 
-  Status ran = result.ok() ? Status::Ok() : result.status();
-  nlohmann::json mine = {{"ok", ran.ok()}, {"message", ran.message()}, {"host", session.host()}, {"rank", rank}};
-  if (result.ok()) {
-    mine["result"] = EncodeRunResult(result->run);
-    mine["environment"] = result->environment;
-  }
-  std::vector<std::string> all = Gather(mine.dump(), rank, size);
+  const std::vector<nlohmann::json> parts = GatherOutcomes(session, result);
   MpiRunResult out;
-  if (!ran.ok()) return ran;  // a failure every rank agreed on names its rank already
+  if (!result.ok()) return result.status();  // a failure every rank agreed on names its rank already
   if (rank != 0) return out;
-  std::vector<nlohmann::json> parts;
-  for (const std::string& text : all) parts.push_back(nlohmann::json::parse(text));
-  for (int k = 0; k < size; ++k)
-    if (!parts[k]["ok"].get<bool>())
-      return Status::IOError(
-          fmt::format("rank {} on {}: {}", k, parts[k]["host"].get<std::string>(), parts[k]["message"].get<std::string>()));
   out.merged = std::move(*result);
   // The config reruns the job on every rank: its templates ({rank}, {host}), not rank 0's values.
   if (const backend::BackendInfo* info = backend::FindBackend(given.backend))
     for (const auto& [name, value] : AbsolutePathOptions(*info, given.backend_options))
       if (value.find("{rank}") != std::string::npos || value.find("{host}") != std::string::npos)
         out.merged.config["backend_options"][name] = value;
-  out.ranks = nlohmann::json::array();
   std::vector<std::string> hosts;
   double fastest = 1e300, slowest = 0;
-  for (int k = 0; k < size; ++k) {
-    auto r = DecodeRunResult(parts[k]["result"]);
-    if (!r.ok()) return r.status();
-    const measure::Histogram response = r->total->AllResponse();
-    const std::string host = parts[k]["host"].get<std::string>();
-    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
-    nlohmann::json interval_ops = nlohmann::json::array();
-    for (const auto& st : r->intervals) interval_ops.push_back(st.ops);
-    const double ops_per_sec = r->elapsed_s > 0 ? static_cast<double>(r->total->ops()) / r->elapsed_s : 0;
-    fastest = std::min(fastest, r->elapsed_s);
-    slowest = std::max(slowest, r->elapsed_s);
-    out.ranks.push_back({{"rank", k},
-                         {"host", host},
-                         {"ops", r->total->ops()},
-                         {"errors", r->total->errors()},
-                         {"elapsed_s", r->elapsed_s},
-                         {"ops_per_sec", ops_per_sec},
-                         {"p50_ns", response.ValueAtPercentile(50)},
-                         {"p99_ns", response.ValueAtPercentile(99)},
-                         {"stonewalled", r->stonewalled},
-                         {"response_histogram", response.Encode()},
-                         {"interval_ops", interval_ops},
-                         {"environment", parts[k]["environment"]}});
-    if (k > 0) STOREBENCH_RETURN_IF_ERROR(MergeRunResults(&out.merged.run, *r));
-  }
+  STOREBENCH_RETURN_IF_ERROR(MergeRanks(parts, &out, &hosts, &fastest, &slowest));
   out.mpi = {{"ranks", size},
              {"hosts", hosts},
              {"start_skew_ns", skew_ns},
              {"stonewall", options.stonewall},
              {"finish_spread_s", slowest - fastest},
              // The live merge at rank 0 over the run: intervals merged, bytes received, time spent.
-             {"live_merge", {{"intervals", interval_index},
-                             {"bytes_received", merge_bytes},
-                             {"ns", merge_ns},
-                             {"ns_per_interval", interval_index ? merge_ns / interval_index : 0},
-                             {"bytes_per_rank_interval",
-                              interval_index && size > 1 ? merge_bytes / (interval_index * (size - 1)) : 0}}}};
+             {"live_merge", live.Figures()}};
   return out;
 }
 

@@ -94,112 +94,148 @@ std::optional<driver::ScheduleSpec> OfferedSchedule(const json& doc, const json&
   return *s;
 }
 
-// One phase of a run document: the interval timeline in columns, and spectra.
-StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::string& label, double warmup_s,
-                         bool phase1 = false) {
-  json v = {{"label", label}, {"warmup_s", warmup_s}};
-  json t = json::array(), len = json::array();
-  std::map<std::string, json> tput;
-  tput["all"] = json::array();
-  json lat = {{"response", json::object()}, {"service", json::object()}};
-  json backlog = json::array(), lag = json::array();
-  // The open loop's offered rate and the ideal client's p99 per interval (null where unknown).
-  json offered = json::array(), ideal_p99 = json::array();
-  bool have_offered = false, have_ideal = false;
-  json cpu_held = json::object(), causes = json::object();  // holder/cause -> column (null where unknown)
-  bool have_cpu = false, have_causes = false;
-  const std::optional<driver::ScheduleSpec> schedule = OfferedSchedule(doc, groups_source, phase1);
-  std::map<std::string, std::map<std::string, json>> extra;  // key -> leaf -> column
-  // A last interval cut short by the end of the run holds a few ops over a
-  // sliver of time: its rate and tail are noise (compare drops it too).
-  // Only the last one: with short intervals (1 ms) the reporter's own
-  // wake-ups vary their lengths, and those rows are real.
-  json intervals = doc.value("intervals", json::array());
+// A last interval cut short by the end of the run holds a few ops over a
+// sliver of time: its rate and tail are noise (compare drops it too).
+// Only the last one: with short intervals (1 ms) the reporter's own
+// wake-ups vary their lengths, and those rows are real.
+json WithoutShortLast(json intervals, size_t* left_out) {
   std::vector<double> lengths;
   for (const auto& i : intervals) lengths.push_back(i.value("length_s", 0.0));
-  size_t left_out = 0;
+  *left_out = 0;
   if (lengths.size() > 1) {
     std::vector<double> sorted(lengths.begin(), lengths.end() - 1);
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(sorted.size() / 2), sorted.end());
     if (lengths.back() < 0.5 * sorted[sorted.size() / 2]) {
       intervals.erase(intervals.end() - 1);
-      left_out = 1;
+      *left_out = 1;
     }
   }
-  v["short_intervals_left_out"] = left_out;
-  std::vector<std::string> group_names;
-  for (size_t row = 0; row < intervals.size(); ++row) {
-    const json& i = intervals[row];
-    t.push_back(i.value("t_s", 0.0));
-    len.push_back(i.value("length_s", 0.0));
-    double length = i.value("length_s", 0.0);
-    tput["all"].push_back(i.value("ops_per_sec", 0.0));
-    if (i.contains("group_ops") && i["group_ops"].is_array()) {
-      if (group_names.empty()) group_names = GroupNames(groups_source, i["group_ops"].size());
-      for (size_t g = 0; g < i["group_ops"].size() && g < group_names.size(); ++g) {
-        json& col = tput[group_names[g]];
-        if (col.is_null()) col = json(std::vector<json>(row, nullptr));
-        col.push_back(length > 0 ? i["group_ops"][g].get<double>() / length : 0.0);
-      }
+  return intervals;
+}
+
+// The interval timeline of one phase in columns, a row per interval; a
+// figure a row lacks is null in its column.
+class Timeline {
+ public:
+  Timeline(const json& groups_source, std::optional<driver::ScheduleSpec> schedule, double warmup_s)
+      : groups_source_(groups_source), schedule_(std::move(schedule)), warmup_s_(warmup_s) {
+    tput_["all"] = json::array();
+  }
+
+  void AddRow(size_t row, const json& i) {
+    const double length = i.value("length_s", 0.0);
+    t_.push_back(i.value("t_s", 0.0));
+    len_.push_back(length);
+    AddThroughput(row, i, length);
+    AddLatency(i);
+    AddOffered(i, length);
+    AddCpuAndCauses(i);
+    backlog_.push_back(i.value("backlog", 0.0));
+    lag_.push_back(i.value("lag_ns", 0.0));
+    AddExtra(row, i);
+  }
+
+  void Into(json* v, bool open_loop) {
+    (*v)["t"] = t_;
+    (*v)["length"] = len_;
+    (*v)["throughput"] = tput_;
+    (*v)["offered"] = have_offered_ ? offered_ : json();
+    if (have_ideal_) lat_["ideal"] = {{"p99", ideal_p99_}};
+    (*v)["latency"] = lat_;
+    (*v)["schedule"] = {{"backlog", backlog_}, {"lag_ns", lag_}, {"open_loop", open_loop}};
+    (*v)["extra"] = extra_;
+    (*v)["cpu_held"] = have_cpu_ ? cpu_held_ : json();
+    (*v)["causes"] = have_causes_ ? causes_ : json();
+  }
+
+ private:
+  void AddThroughput(size_t row, const json& i, double length) {
+    tput_["all"].push_back(i.value("ops_per_sec", 0.0));
+    if (!i.contains("group_ops") || !i["group_ops"].is_array()) return;
+    if (group_names_.empty()) group_names_ = GroupNames(groups_source_, i["group_ops"].size());
+    for (size_t g = 0; g < i["group_ops"].size() && g < group_names_.size(); ++g) {
+      json& col = tput_[group_names_[g]];
+      if (col.is_null()) col = json(std::vector<json>(row, nullptr));
+      col.push_back(length > 0 ? i["group_ops"][g].get<double>() / length : 0.0);
     }
+  }
+
+  void AddLatency(const json& i) {
     for (const char* which : {"response", "service"}) {
       const json p = i.value(which, json::object());
       for (const char* k : {"p50", "p99", "p999", "max"}) {
-        json& col = lat[which][k];
+        json& col = lat_[which][k];
         if (col.is_null()) col = json::array();
         std::string key = std::string(k) + "_ns";
         col.push_back(p.contains(key) ? p[key] : json());
       }
     }
-    if (i.contains("offered_ops_per_sec") && i["offered_ops_per_sec"].is_number()) {
-      offered.push_back(i["offered_ops_per_sec"]);
-      have_offered = true;
-    } else if (schedule) {
-      const double mid_s = warmup_s + i.value("t_s", 0.0) - length / 2;  // arrivals start with the warm-up
-      offered.push_back(schedule->RateAt(static_cast<uint64_t>(std::max(mid_s, 0.0) * 1e9)));
-      have_offered = true;
-    } else {
-      offered.push_back(nullptr);
-    }
     const json ideal = i.value("ideal", json::object());
     if (ideal.is_object() && ideal.contains("p99_ns")) {
-      ideal_p99.push_back(ideal["p99_ns"]);
-      have_ideal = true;
+      ideal_p99_.push_back(ideal["p99_ns"]);
+      have_ideal_ = true;
     } else {
-      ideal_p99.push_back(nullptr);
+      ideal_p99_.push_back(nullptr);
     }
+  }
+
+  // The open loop's offered rate: the interval's own, or the schedule's at its middle.
+  void AddOffered(const json& i, double length) {
+    if (i.contains("offered_ops_per_sec") && i["offered_ops_per_sec"].is_number()) {
+      offered_.push_back(i["offered_ops_per_sec"]);
+      have_offered_ = true;
+    } else if (schedule_) {
+      const double mid_s = warmup_s_ + i.value("t_s", 0.0) - length / 2;  // arrivals start with the warm-up
+      offered_.push_back(schedule_->RateAt(static_cast<uint64_t>(std::max(mid_s, 0.0) * 1e9)));
+      have_offered_ = true;
+    } else {
+      offered_.push_back(nullptr);
+    }
+  }
+
+  void AddCpuAndCauses(const json& i) {
     const json cpu = i.value("cpu", json::object());
-    have_cpu = have_cpu || !cpu.empty();
+    have_cpu_ = have_cpu_ || !cpu.empty();
     for (const char* k : kCpuHolders)
-      cpu_held[k].push_back(cpu.contains(k) && cpu[k].is_number() ? cpu[k] : json());
+      cpu_held_[k].push_back(cpu.contains(k) && cpu[k].is_number() ? cpu[k] : json());
     const json p99_causes = i.value("causes", json::object()).value("p99", json::object());
-    have_causes = have_causes || !p99_causes.empty();
+    have_causes_ = have_causes_ || !p99_causes.empty();
     for (const char* k : kCauses)
-      causes[k].push_back(p99_causes.contains(k) && p99_causes[k].is_number() ? p99_causes[k] : json());
-    backlog.push_back(i.value("backlog", 0.0));
-    lag.push_back(i.value("lag_ns", 0.0));
+      causes_[k].push_back(p99_causes.contains(k) && p99_causes[k].is_number() ? p99_causes[k] : json());
+  }
+
+  // Every numeric figure the page has no chart of its own for.
+  void AddExtra(size_t row, const json& i) {
     for (auto it = i.begin(); it != i.end(); ++it) {
       if (kKnownIntervalKeys.count(it.key())) continue;
       std::map<std::string, double> leaves;
       FlattenNumbers(it.key(), it.value(), &leaves);
       for (const auto& [leaf, value] : leaves) {
-        json& col = extra[it.key()][leaf];
+        json& col = extra_[it.key()][leaf];
         if (col.is_null()) col = json(std::vector<json>(row, nullptr));
         col.push_back(value);
       }
     }
   }
-  v["t"] = t;
-  v["length"] = len;
-  v["throughput"] = tput;
-  v["offered"] = have_offered ? offered : json();
-  if (have_ideal) lat["ideal"] = {{"p99", ideal_p99}};
-  v["latency"] = lat;
-  v["schedule"] = {{"backlog", backlog}, {"lag_ns", lag}, {"open_loop", doc.value("schedule", json::object()).value("open_loop", false)}};
-  v["extra"] = extra;
-  v["cpu_held"] = have_cpu ? cpu_held : json();
-  v["causes"] = have_causes ? causes : json();
 
+  const json& groups_source_;
+  const std::optional<driver::ScheduleSpec> schedule_;
+  const double warmup_s_;
+  std::vector<std::string> group_names_;
+  json t_ = json::array(), len_ = json::array();
+  std::map<std::string, json> tput_;
+  json lat_ = {{"response", json::object()}, {"service", json::object()}};
+  json backlog_ = json::array(), lag_ = json::array();
+  // The open loop's offered rate and the ideal client's p99 per interval.
+  json offered_ = json::array(), ideal_p99_ = json::array();
+  bool have_offered_ = false, have_ideal_ = false;
+  json cpu_held_ = json::object(), causes_ = json::object();  // holder/cause -> column
+  bool have_cpu_ = false, have_causes_ = false;
+  std::map<std::string, std::map<std::string, json>> extra_;  // key -> leaf -> column
+};
+
+// Response and service time spectra of the phase, and each kind's response (several kinds only).
+StatusOr<json> Spectrum(const json& doc) {
   json spectrum = json::array();
   for (const char* which : {"response", "service"}) {
     auto h = HistogramAt(doc.value("latency", json::object()).value(which, json()), std::string("latency.") + which);
@@ -212,7 +248,22 @@ StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::
       auto h = HistogramAt(it.value().value("response", json()), "kinds." + it.key() + ".response");
       if (h.ok() && h->count()) spectrum.push_back(Curve(it.key() + " response", *h));
     }
-  v["spectrum"] = spectrum;
+  return spectrum;
+}
+
+// One phase of a run document: the interval timeline in columns, and spectra.
+StatusOr<json> PhaseView(const json& doc, const json& groups_source, const std::string& label, double warmup_s,
+                         bool phase1 = false) {
+  json v = {{"label", label}, {"warmup_s", warmup_s}};
+  size_t left_out = 0;
+  const json intervals = WithoutShortLast(doc.value("intervals", json::array()), &left_out);
+  v["short_intervals_left_out"] = left_out;
+  Timeline timeline(groups_source, OfferedSchedule(doc, groups_source, phase1), warmup_s);
+  for (size_t row = 0; row < intervals.size(); ++row) timeline.AddRow(row, intervals[row]);
+  timeline.Into(&v, doc.value("schedule", json::object()).value("open_loop", false));
+  auto spectrum = Spectrum(doc);
+  if (!spectrum.ok()) return spectrum.status();
+  v["spectrum"] = std::move(*spectrum);
   v["ops_per_sec"] = doc.value("throughput", json::object()).value("ops_per_sec", 0.0);
   return v;
 }

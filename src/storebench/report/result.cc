@@ -68,127 +68,171 @@ nlohmann::json ToolJson() {
           {"liburing", b.liburing},   {"mpi", b.mpi},             {"sanitizers", b.sanitizers}};
 }
 
-StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
+namespace {
+
+double PerSecond(double count, double elapsed_s) { return elapsed_s > 0 ? count / elapsed_s : 0; }
+
+nlohmann::json ThroughputJson(const driver::RunResult& r) {
   const measure::Sample& total = *r.total;
-  nlohmann::json doc;
-  double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
   const uint64_t ok_ops = total.ops() - std::min(total.ops(), total.errors());
-  doc["throughput"] = {{"ops_per_sec", ops_per_sec},
-                       {"ok_ops_per_sec", r.elapsed_s > 0 ? static_cast<double>(ok_ops) / r.elapsed_s : 0},
-                       {"bytes_per_sec", r.elapsed_s > 0 ? static_cast<double>(total.bytes()) / r.elapsed_s : 0}};
+  return {{"ops_per_sec", PerSecond(static_cast<double>(total.ops()), r.elapsed_s)},
+          {"ok_ops_per_sec", PerSecond(static_cast<double>(ok_ops), r.elapsed_s)},
+          {"bytes_per_sec", PerSecond(static_cast<double>(total.bytes()), r.elapsed_s)}};
+}
+
+nlohmann::json TotalsJson(const driver::RunResult& r) {
+  const measure::Sample& total = *r.total;
   std::vector<uint64_t> outcomes(r.layout.outcomes.size(), 0);
   for (const auto& k : total.kinds())
     for (size_t i = 0; i < outcomes.size(); ++i) outcomes[i] += k.outcomes[i];
-  doc["totals"] = {{"ops", total.ops()},
-                   {"errors", total.errors()},
-                   {"bytes", total.bytes()},
-                   {"elapsed_s", r.elapsed_s},
-                   {"warmup_ops", r.warmup_ops},
-                   {"unfinished", r.unfinished},
-                   {"unstarted", r.unstarted},
-                   {"interrupted", r.interrupted},
-                   {"stopped_on_errors", r.stopped_on_errors},
-                   {"outcomes", OutcomesJson(r.layout, outcomes)}};
+  nlohmann::json totals = {{"ops", total.ops()},
+                           {"errors", total.errors()},
+                           {"bytes", total.bytes()},
+                           {"elapsed_s", r.elapsed_s},
+                           {"warmup_ops", r.warmup_ops},
+                           {"unfinished", r.unfinished},
+                           {"unstarted", r.unstarted},
+                           {"interrupted", r.interrupted},
+                           {"stopped_on_errors", r.stopped_on_errors},
+                           {"outcomes", OutcomesJson(r.layout, outcomes)}};
   if (r.interrupted) {
-    doc["totals"]["stop"] = {{"wait_s", static_cast<double>(r.stop_wait_ns) / 1e9},
-                             {"workers_raised", r.stop_workers_raised},
-                             {"raise_refused", r.stop_raise_refused}};
+    totals["stop"] = {{"wait_s", static_cast<double>(r.stop_wait_ns) / 1e9},
+                      {"workers_raised", r.stop_workers_raised},
+                      {"raise_refused", r.stop_raise_refused}};
   }
-  doc["latency"] = {{"response", LatencyJson(total.AllResponse())}, {"service", LatencyJson(total.AllService())}};
-  doc["schedule"] = {{"open_loop", r.open_loop}, {"start_lag", LatencyJson(total.start_lag())}};
+  return totals;
+}
+
+// Response and service time, and in an open loop the ideal client's and what was added to it.
+nlohmann::json PhaseLatencyJson(const driver::RunResult& r) {
+  nlohmann::json latency = {{"response", LatencyJson(r.total->AllResponse())},
+                            {"service", LatencyJson(r.total->AllService())}};
+  if (r.ideal && r.ideal_observed) {
+    latency["ideal"] = LatencyJson(*r.ideal);
+    latency["ideal"]["servers"] = r.ideal_servers;
+    latency["ideal"]["exact"] = r.ideal_dropped == 0;
+    latency["ideal"]["dropped_ops"] = r.ideal_dropped;
+    const ClientAdded added = ClientAddedOf(*r.ideal_observed, *r.ideal);
+    latency["client_added"] = {{"p50_ns", added.p50}, {"p99_ns", added.p99}, {"p999_ns", added.p999},
+                               {"max_ns", added.max}};
+  }
+  return latency;
+}
+
+nlohmann::json ScheduleJson(const driver::RunResult& r) {
+  nlohmann::json schedule = {{"open_loop", r.open_loop}, {"start_lag", LatencyJson(r.total->start_lag())}};
   if (r.open_loop) {
     const double offered = r.offered_ops_per_sec(), achieved = r.achieved_ops_per_sec();
-    doc["schedule"]["sustained"] = r.sustained();
-    doc["schedule"]["offered_ops_per_sec"] = offered;
-    doc["schedule"]["achieved_ops_per_sec"] = achieved;
-    doc["schedule"]["achieved_fraction"] = offered > 0 ? achieved / offered : 0;
-    doc["schedule"]["end_backlog_ops"] = r.unstarted;
+    schedule["sustained"] = r.sustained();
+    schedule["offered_ops_per_sec"] = offered;
+    schedule["achieved_ops_per_sec"] = achieved;
+    schedule["achieved_fraction"] = offered > 0 ? achieved / offered : 0;
+    schedule["end_backlog_ops"] = r.unstarted;
   }
-  if (r.ideal && r.ideal_observed) {
-    doc["latency"]["ideal"] = LatencyJson(*r.ideal);
-    doc["latency"]["ideal"]["servers"] = r.ideal_servers;
-    doc["latency"]["ideal"]["exact"] = r.ideal_dropped == 0;
-    doc["latency"]["ideal"]["dropped_ops"] = r.ideal_dropped;
-    const ClientAdded added = ClientAddedOf(*r.ideal_observed, *r.ideal);
-    doc["latency"]["client_added"] = {{"p50_ns", added.p50}, {"p99_ns", added.p99}, {"p999_ns", added.p999},
-                                      {"max_ns", added.max}};
-  }
-  if (const RunCauses causes = CausesOf(r); causes.p99.known) {
-    doc["causes"] = {{"definition",
-                      "shares of the open loop's response tail: queueing = (1 - cpu_wait) * min(ideal, observed) / "
-                      "observed (the ideal client's tail over the same ops, less the share cpu_wait of the time the "
-                      "workers had arrivals waiting that they spent on the run queue); the rest split among engine, client and platform by the CPU "
-                      "time each held on the workers' CPUs in the window (platform.cpu_held)"},
-                     {"p99", TailCausesJson(causes.p99)},
-                     {"max", TailCausesJson(causes.max)}};
-  }
-  auto value = [&](const char* section, const char* name) {
-    return MetricValueJson(r.metrics, *r.metrics.Find({section, name}));
-  };
-  if (r.metrics.Find({"cpu", "user_s"})) {
-    doc["resources"] = {{"cpu_user_s", value("cpu", "user_s")},
-                        {"cpu_sys_s", value("cpu", "sys_s")},
-                        {"voluntary_context_switches", value("cpu", "voluntary_switches")},
-                        {"involuntary_context_switches", value("cpu", "involuntary_switches")}};
-  }
+  return schedule;
+}
+
+nlohmann::json CausesJson(const RunCauses& causes) {
+  return {{"definition",
+           "shares of the open loop's response tail: queueing = (1 - cpu_wait) * min(ideal, observed) / "
+           "observed (the ideal client's tail over the same ops, less the share cpu_wait of the time the "
+           "workers had arrivals waiting that they spent on the run queue); the rest split among engine, client and platform by the CPU "
+           "time each held on the workers' CPUs in the window (platform.cpu_held)"},
+          {"p99", TailCausesJson(causes.p99)},
+          {"max", TailCausesJson(causes.max)}};
+}
+
+nlohmann::json ResourcesJson(const measure::MetricSet& m) {
+  auto value = [&](const char* section, const char* name) { return MetricValueJson(m, *m.Find({section, name})); };
+  return {{"cpu_user_s", value("cpu", "user_s")},
+          {"cpu_sys_s", value("cpu", "sys_s")},
+          {"voluntary_context_switches", value("cpu", "voluntary_switches")},
+          {"involuntary_context_switches", value("cpu", "involuntary_switches")}};
+}
+
+nlohmann::json KindsJson(const driver::RunResult& r) {
+  const measure::Sample& total = *r.total;
   nlohmann::json kinds = nlohmann::json::object();
   for (size_t k = 0; k < total.kinds().size(); ++k) {
     const auto& ks = total.kinds()[k];
     uint64_t n = 0;
     for (uint64_t o : ks.outcomes) n += o;
     kinds[r.layout.kinds[k]] = {{"ops", n},
-                                {"ops_per_sec", r.elapsed_s > 0 ? static_cast<double>(n) / r.elapsed_s : 0},
+                                {"ops_per_sec", PerSecond(static_cast<double>(n), r.elapsed_s)},
                                 {"bytes", ks.bytes},
                                 {"outcomes", OutcomesJson(r.layout, ks.outcomes)},
                                 {"response", LatencyJson(ks.response)},
                                 {"service", LatencyJson(ks.service)}};
   }
-  doc["kinds"] = kinds;
-  if (r.group_names.size() > 1) {
-    nlohmann::json groups = nlohmann::json::object();
-    for (size_t g = 0; g < r.group_names.size(); ++g) {
-      size_t first = r.group_first_kind[g];
-      size_t last = g + 1 < r.group_first_kind.size() ? r.group_first_kind[g + 1] : total.kinds().size();
-      measure::Histogram resp(r.layout.histogram), serv(r.layout.histogram);
-      uint64_t n = 0;
-      for (size_t k = first; k < last; ++k) {
-        (void)resp.Merge(total.kinds()[k].response);
-        (void)serv.Merge(total.kinds()[k].service);
-        for (uint64_t o : total.kinds()[k].outcomes) n += o;
-      }
-      groups[r.group_names[g]] = {{"ops", n},
-                                  {"ops_per_sec", r.elapsed_s > 0 ? static_cast<double>(n) / r.elapsed_s : 0},
-                                  {"response", LatencyJson(resp)},
-                                  {"service", LatencyJson(serv)}};
+  return kinds;
+}
+
+// Each worker group's kinds merged (several groups only).
+nlohmann::json GroupsJson(const driver::RunResult& r) {
+  const measure::Sample& total = *r.total;
+  nlohmann::json groups = nlohmann::json::object();
+  for (size_t g = 0; g < r.group_names.size(); ++g) {
+    size_t first = r.group_first_kind[g];
+    size_t last = g + 1 < r.group_first_kind.size() ? r.group_first_kind[g + 1] : total.kinds().size();
+    measure::Histogram resp(r.layout.histogram), serv(r.layout.histogram);
+    uint64_t n = 0;
+    for (size_t k = first; k < last; ++k) {
+      (void)resp.Merge(total.kinds()[k].response);
+      (void)serv.Merge(total.kinds()[k].service);
+      for (uint64_t o : total.kinds()[k].outcomes) n += o;
     }
-    doc["groups"] = groups;
+    groups[r.group_names[g]] = {{"ops", n},
+                                {"ops_per_sec", PerSecond(static_cast<double>(n), r.elapsed_s)},
+                                {"response", LatencyJson(resp)},
+                                {"service", LatencyJson(serv)}};
   }
+  return groups;
+}
+
+StatusOr<nlohmann::json> IntervalJson(const driver::RunResult& r, const driver::IntervalStats& st) {
+  nlohmann::json i = {{"t_s", st.t_s},         {"length_s", st.length_s},       {"ops", st.ops},
+                      {"errors", st.errors},   {"bytes", st.bytes},             {"ops_per_sec", st.ops_per_sec},
+                      {"backlog", st.backlog}, {"lag_ns", st.lag_ns},           {"response", PercentilesJson(st.response)},
+                      {"service", PercentilesJson(st.service)},
+                      {"max_backlog", st.max_backlog},
+                      {"max_lag_ns", st.max_lag_ns},
+                      {"runqueue_wait_ns", st.runqueue_wait_ns},
+                      {"hiccup_p99_ns", st.hiccup_p99_ns},
+                      {"hiccup_max_ns", st.hiccup_max_ns}};
+  if (st.group_ops.size() > 1) i["group_ops"] = st.group_ops;
+  if (r.open_loop) i["offered_ops_per_sec"] = st.offered_ops_per_sec;
+  if (!st.cpu.empty()) i["cpu"] = job::EncodeCpuHeld(st.cpu);
+  if (st.has_ideal) {
+    i["ideal"] = PercentilesJson(st.ideal);
+    i["client_added_p99_ns"] = static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99);
+    if (const RunCauses c = IntervalCauses(r, st); c.p99.known)
+      i["causes"] = {{"p99", TailCausesJson(c.p99)}, {"max", TailCausesJson(c.max)}};
+  }
+  if (!st.backend.empty()) {
+    nlohmann::json b = nlohmann::json::object();
+    STOREBENCH_RETURN_IF_ERROR(AddMetricsJson(st.backend, &b));
+    i["backend"] = std::move(b);
+  }
+  return i;
+}
+
+}  // namespace
+
+StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
+  nlohmann::json doc;
+  doc["throughput"] = ThroughputJson(r);
+  doc["totals"] = TotalsJson(r);
+  doc["latency"] = PhaseLatencyJson(r);
+  doc["schedule"] = ScheduleJson(r);
+  if (const RunCauses causes = CausesOf(r); causes.p99.known) doc["causes"] = CausesJson(causes);
+  if (r.metrics.Find({"cpu", "user_s"})) doc["resources"] = ResourcesJson(r.metrics);
+  doc["kinds"] = KindsJson(r);
+  if (r.group_names.size() > 1) doc["groups"] = GroupsJson(r);
   nlohmann::json intervals = nlohmann::json::array();
   for (const auto& st : r.intervals) {
-    nlohmann::json i = {{"t_s", st.t_s},         {"length_s", st.length_s},       {"ops", st.ops},
-                        {"errors", st.errors},   {"bytes", st.bytes},             {"ops_per_sec", st.ops_per_sec},
-                        {"backlog", st.backlog}, {"lag_ns", st.lag_ns},           {"response", PercentilesJson(st.response)},
-                        {"service", PercentilesJson(st.service)},
-                        {"max_backlog", st.max_backlog},
-                        {"max_lag_ns", st.max_lag_ns},
-                        {"runqueue_wait_ns", st.runqueue_wait_ns},
-                        {"hiccup_p99_ns", st.hiccup_p99_ns},
-                        {"hiccup_max_ns", st.hiccup_max_ns}};
-    if (st.group_ops.size() > 1) i["group_ops"] = st.group_ops;
-    if (r.open_loop) i["offered_ops_per_sec"] = st.offered_ops_per_sec;
-    if (!st.cpu.empty()) i["cpu"] = job::EncodeCpuHeld(st.cpu);
-    if (st.has_ideal) {
-      i["ideal"] = PercentilesJson(st.ideal);
-      i["client_added_p99_ns"] = static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99);
-      if (const RunCauses c = IntervalCauses(r, st); c.p99.known)
-        i["causes"] = {{"p99", TailCausesJson(c.p99)}, {"max", TailCausesJson(c.max)}};
-    }
-    if (!st.backend.empty()) {
-      nlohmann::json b = nlohmann::json::object();
-      STOREBENCH_RETURN_IF_ERROR(AddMetricsJson(st.backend, &b));
-      i["backend"] = std::move(b);
-    }
-    intervals.push_back(std::move(i));
+    auto i = IntervalJson(r, st);
+    if (!i.ok()) return i.status();
+    intervals.push_back(std::move(*i));
   }
   doc["intervals"] = intervals;
   static const std::set<std::string> kCoreKeys = {"schema",  "tool",   "command",  "finished_at", "config",
@@ -258,88 +302,102 @@ std::string IntervalCsv(const driver::RunResult& r) {
 
 std::string PlatformSentence(const driver::RunResult& r, const measure::Histogram& lag, const measure::Histogram& service);
 
-std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
-  const measure::Sample& total = *r.total;
-  std::string s = fmt::format("== {} ==\n", title);
-  double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
-  if (r.open_loop && !r.sustained()) {
-    const double offered = r.offered_ops_per_sec();
-    s += fmt::format("  NOT SUSTAINED: achieved {:.0f} of the offered {:.0f} ops/s ({:.1f}%), {} due {} never started "
+namespace {
+
+std::string NotSustainedLine(const driver::RunResult& r, double ops_per_sec) {
+  const double offered = r.offered_ops_per_sec();
+  const uint64_t ops = r.total->ops();
+  return fmt::format("  NOT SUSTAINED: achieved {:.0f} of the offered {:.0f} ops/s ({:.1f}%), {} due {} never started "
                      "({:.1f}% of ops); latency below is of an overloaded run\n",
                      ops_per_sec, offered, offered > 0 ? 100 * ops_per_sec / offered : 0, r.unstarted,
                      r.unstarted == 1 ? "op" : "ops",
-                     100.0 * static_cast<double>(r.unstarted) / std::max<double>(1, static_cast<double>(total.ops())));
-  }
+                     100.0 * static_cast<double>(r.unstarted) / std::max<double>(1, static_cast<double>(ops)));
+}
+
+std::string TotalsLine(const driver::RunResult& r, double ops_per_sec) {
+  const measure::Sample& total = *r.total;
   const double error_pct = total.ops() ? 100.0 * static_cast<double>(total.errors()) / static_cast<double>(total.ops()) : 0;
-  s += fmt::format("  {} ops in {:.2f} s: {:.0f} ops/s, {} errors{}{}{}\n", total.ops(), r.elapsed_s, ops_per_sec,
-                   total.errors(),
-                   total.errors() ? fmt::format(" ({:.2f}% of ops; {:.0f} ok ops/s)", error_pct,
-                                                r.elapsed_s > 0 ? static_cast<double>(total.ops() - total.errors()) / r.elapsed_s : 0)
-                                  : "",
-                   r.interrupted ? " (interrupted)" : (r.stopped_on_errors ? " (stopped: --max-errors reached)" : ""),
-                   r.unfinished ? fmt::format(", {} unfinished", r.unfinished) : "");
-  auto row = [](const char* name, const measure::Histogram& h) {
-    auto p = driver::PercentilesOf(h);
-    return fmt::format("  {:<9} p50 {:>10}  p90 {:>10}  p99 {:>10}  p99.9 {:>10}  p99.99 {:>10}  max {:>10}\n", name,
-                       FormatDurationNs(static_cast<double>(p.p50)), FormatDurationNs(static_cast<double>(p.p90)),
-                       FormatDurationNs(static_cast<double>(p.p99)), FormatDurationNs(static_cast<double>(p.p999)),
-                       FormatDurationNs(static_cast<double>(p.p9999)), FormatDurationNs(static_cast<double>(p.max)));
-  };
-  if (r.open_loop) {
-    const measure::Histogram response = total.AllResponse(), service = total.AllService();
-    s += row("response", response);
-    if (r.ideal) s += row("ideal", *r.ideal);
-    s += row("service", service);
-    if (r.ideal && r.ideal_observed) {
-      const ClientAdded a = ClientAddedOf(*r.ideal_observed, *r.ideal);
-      auto sd = [](int64_t ns) {
-        return (ns < 0 ? "-" : "+") + FormatDurationNs(static_cast<double>(ns < 0 ? -ns : ns));
-      };
-      // Observed less ideal: what the client, the engine's threads and the
-      // platform added together (the causes line splits it).
-      s += fmt::format("  beyond    ideal p50 {} p99 {} p99.9 {} max {}: added to the ideal client's response (same "
-                       "arrivals and service times through {} FIFO server{}) by the client, the engine's threads and "
-                       "the platform{}\n",
-                       sd(a.p50), sd(a.p99), sd(a.p999), sd(a.max), r.ideal_servers, r.ideal_servers == 1 ? "" : "s",
-                       r.ideal_dropped ? fmt::format("; inexact: {} ops were not logged", r.ideal_dropped) : "");
-    }
-    double max_backlog = 0;
-    uint64_t max_lag = 0;
-    for (const auto& st : r.intervals) {
-      max_backlog = std::max(max_backlog, st.max_backlog);
-      max_lag = std::max(max_lag, st.max_lag_ns);
-    }
-    const measure::Histogram& lag = total.start_lag();
-    auto d = [](uint64_t ns) { return FormatDurationNs(static_cast<double>(ns)); };
-    s += fmt::format("  split     start lag p50 {} p99 {} max {} | service p50 {} p99 {} max {}\n",
-                     d(lag.ValueAtPercentile(50)), d(lag.ValueAtPercentile(99)), d(lag.max()),
-                     d(service.ValueAtPercentile(50)), d(service.ValueAtPercentile(99)), d(service.max()));
-    const double offered = r.offered_ops_per_sec();
-    s += fmt::format("  schedule  offered {:.0f} ops/s, achieved {:.1f}% ({}), max backlog {:.0f} ops, max lag {}{}\n",
-                     offered, offered > 0 ? 100 * ops_per_sec / offered : 0,
-                     r.sustained() ? "sustained" : "not sustained", max_backlog, d(max_lag),
-                     r.unstarted ? fmt::format(", {} due {} never started", r.unstarted, r.unstarted == 1 ? "op" : "ops")
-                                 : "");
-    s += PlatformSentence(r, lag, service);
-  } else {
-    s += row("latency", total.AllService());
+  return fmt::format("  {} ops in {:.2f} s: {:.0f} ops/s, {} errors{}{}{}\n", total.ops(), r.elapsed_s, ops_per_sec,
+                     total.errors(),
+                     total.errors() ? fmt::format(" ({:.2f}% of ops; {:.0f} ok ops/s)", error_pct,
+                                                  r.elapsed_s > 0 ? static_cast<double>(total.ops() - total.errors()) / r.elapsed_s : 0)
+                                    : "",
+                     r.interrupted ? " (interrupted)" : (r.stopped_on_errors ? " (stopped: --max-errors reached)" : ""),
+                     r.unfinished ? fmt::format(", {} unfinished", r.unfinished) : "");
+}
+
+std::string LatencyRow(const char* name, const measure::Histogram& h) {
+  auto p = driver::PercentilesOf(h);
+  return fmt::format("  {:<9} p50 {:>10}  p90 {:>10}  p99 {:>10}  p99.9 {:>10}  p99.99 {:>10}  max {:>10}\n", name,
+                     FormatDurationNs(static_cast<double>(p.p50)), FormatDurationNs(static_cast<double>(p.p90)),
+                     FormatDurationNs(static_cast<double>(p.p99)), FormatDurationNs(static_cast<double>(p.p999)),
+                     FormatDurationNs(static_cast<double>(p.p9999)), FormatDurationNs(static_cast<double>(p.max)));
+}
+
+// Observed less ideal: what the client, the engine's threads and the
+// platform added together (the causes line splits it).
+std::string BeyondIdealLine(const driver::RunResult& r) {
+  const ClientAdded a = ClientAddedOf(*r.ideal_observed, *r.ideal);
+  auto sd = [](int64_t ns) { return (ns < 0 ? "-" : "+") + FormatDurationNs(static_cast<double>(ns < 0 ? -ns : ns)); };
+  return fmt::format("  beyond    ideal p50 {} p99 {} p99.9 {} max {}: added to the ideal client's response (same "
+                     "arrivals and service times through {} FIFO server{}) by the client, the engine's threads and "
+                     "the platform{}\n",
+                     sd(a.p50), sd(a.p99), sd(a.p999), sd(a.max), r.ideal_servers, r.ideal_servers == 1 ? "" : "s",
+                     r.ideal_dropped ? fmt::format("; inexact: {} ops were not logged", r.ideal_dropped) : "");
+}
+
+// Response, ideal and service rows, then start lag against service, the schedule, and the platform.
+std::string OpenLoopLines(const driver::RunResult& r, double ops_per_sec) {
+  const measure::Sample& total = *r.total;
+  const measure::Histogram response = total.AllResponse(), service = total.AllService();
+  std::string s = LatencyRow("response", response);
+  if (r.ideal) s += LatencyRow("ideal", *r.ideal);
+  s += LatencyRow("service", service);
+  if (r.ideal && r.ideal_observed) s += BeyondIdealLine(r);
+  double max_backlog = 0;
+  uint64_t max_lag = 0;
+  for (const auto& st : r.intervals) {
+    max_backlog = std::max(max_backlog, st.max_backlog);
+    max_lag = std::max(max_lag, st.max_lag_ns);
   }
-  if (total.kinds().size() > 1) {
-    for (size_t k = 0; k < total.kinds().size(); ++k) {
-      const auto& ks = total.kinds()[k];
-      uint64_t n = 0;
-      for (uint64_t o : ks.outcomes) n += o;
-      if (n == 0) continue;
-      auto p = driver::PercentilesOf(r.open_loop ? ks.response : ks.service);
-      s += fmt::format("  {:<18} {:>10} ops  p50 {:>10}  p99 {:>10}  max {:>10}\n", r.layout.kinds[k], n,
-                       FormatDurationNs(static_cast<double>(p.p50)), FormatDurationNs(static_cast<double>(p.p99)),
-                       FormatDurationNs(static_cast<double>(p.max)));
-    }
+  const measure::Histogram& lag = total.start_lag();
+  auto d = [](uint64_t ns) { return FormatDurationNs(static_cast<double>(ns)); };
+  s += fmt::format("  split     start lag p50 {} p99 {} max {} | service p50 {} p99 {} max {}\n",
+                   d(lag.ValueAtPercentile(50)), d(lag.ValueAtPercentile(99)), d(lag.max()),
+                   d(service.ValueAtPercentile(50)), d(service.ValueAtPercentile(99)), d(service.max()));
+  const double offered = r.offered_ops_per_sec();
+  s += fmt::format("  schedule  offered {:.0f} ops/s, achieved {:.1f}% ({}), max backlog {:.0f} ops, max lag {}{}\n",
+                   offered, offered > 0 ? 100 * ops_per_sec / offered : 0,
+                   r.sustained() ? "sustained" : "not sustained", max_backlog, d(max_lag),
+                   r.unstarted ? fmt::format(", {} due {} never started", r.unstarted, r.unstarted == 1 ? "op" : "ops")
+                               : "");
+  s += PlatformSentence(r, lag, service);
+  return s;
+}
+
+// One line per op kind that ran (several kinds only).
+std::string KindLines(const driver::RunResult& r) {
+  const measure::Sample& total = *r.total;
+  std::string s;
+  for (size_t k = 0; k < total.kinds().size(); ++k) {
+    const auto& ks = total.kinds()[k];
+    uint64_t n = 0;
+    for (uint64_t o : ks.outcomes) n += o;
+    if (n == 0) continue;
+    auto p = driver::PercentilesOf(r.open_loop ? ks.response : ks.service);
+    s += fmt::format("  {:<18} {:>10} ops  p50 {:>10}  p99 {:>10}  max {:>10}\n", r.layout.kinds[k], n,
+                     FormatDurationNs(static_cast<double>(p.p50)), FormatDurationNs(static_cast<double>(p.p99)),
+                     FormatDurationNs(static_cast<double>(p.max)));
   }
-  const measure::MetricSet& m = r.metrics;
+  return s;
+}
+
+// The process's CPU, the data set's residency and the I/O, then every other metric's line.
+std::string ResourceLines(const measure::MetricSet& m) {
   auto f = [&](std::initializer_list<const char*> path) {
     return FormatMetric(m, measure::MetricPath(path.begin(), path.end()));
   };
+  std::string s;
   if (m.Find({"cpu", "user_s"}))
     s += fmt::format("  cpu       user {}, sys {}, context switches {} voluntary / {} involuntary\n", f({"cpu", "user_s"}),
                      f({"cpu", "sys_s"}), f({"cpu", "voluntary_switches"}), f({"cpu", "involuntary_switches"}));
@@ -362,6 +420,20 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
                      f({"io", "rchar_bytes"}));
   }
   for (const std::string& line : MetricSummaryLines(m)) s += "  " + line + "\n";
+  return s;
+}
+
+}  // namespace
+
+std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
+  const measure::Sample& total = *r.total;
+  std::string s = fmt::format("== {} ==\n", title);
+  double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
+  if (r.open_loop && !r.sustained()) s += NotSustainedLine(r, ops_per_sec);
+  s += TotalsLine(r, ops_per_sec);
+  s += r.open_loop ? OpenLoopLines(r, ops_per_sec) : LatencyRow("latency", total.AllService());
+  if (total.kinds().size() > 1) s += KindLines(r);
+  s += ResourceLines(r.metrics);
   return s;
 }
 

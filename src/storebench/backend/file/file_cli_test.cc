@@ -3,54 +3,29 @@
 // show in the residency, the accounting adds up, query classes stay apart.
 #include <sys/mount.h>
 #include <sys/statfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include <linux/magic.h>
+
+#include "storebench/testing/binary_test_fixture.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class FileCli : public ::testing::Test {
+class FileCli : public storebench::testing::BinaryTest {
  protected:
   void SetUp() override {
-    const char* b = std::getenv("STOREBENCH_BINARY");
-    binary_ = b ? b : "storebench";
-    dir_ = fs::path(::testing::TempDir()) /
-           ("file_cli_" + std::to_string(getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    BinaryTest::SetUp();
     data_ = (dir_ / "data").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome Run(const std::string& args) {
-    const std::string cmd =
-        binary_ + " " + args + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
-    const int rc = std::system(cmd.c_str());
-    return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(dir_ / "out"), Slurp(dir_ / "err")};
   }
   void Prepare(const std::string& dir, const std::string& more = "") {
     Outcome o = Run("prepare --backend file --data " + dir + " --files 4 --file-size 1M " + more);
@@ -65,8 +40,6 @@ class FileCli : public ::testing::Test {
     return json::parse(Slurp(path));
   }
 
-  std::string binary_;
-  fs::path dir_;
   std::string data_;
 };
 

@@ -68,10 +68,7 @@ void WaitForCompactions(rocksdb::DB* db, const PrepareProgressFn& progress) {
   }
 }
 
-}  // namespace
-
-Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report, const std::atomic<bool>* stop) {
-  if (config.data.empty()) return Status::InvalidArgument("--data: give the DB directory, e.g. --data ./db");
+Manifest WantedManifest(const RocksdbConfig& config) {
   Manifest want;
   want.num = config.num_or_default();
   want.key_size = config.key_size_or_default();
@@ -79,59 +76,45 @@ Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report, const 
   want.fill = config.fill_sequential ? "seq" : "random";
   want.seed = config.seed;
   want.compression = config.compression.empty() ? "snappy" : config.compression;
+  return want;
+}
 
-  {
-    std::error_code ec;
-    std::filesystem::create_directories(config.data, ec);  // for the lock; CheckDirectory reports a failure
-  }
-  auto lock = DirLock::Acquire(config.data, "--data");
-  if (!lock.ok()) return lock.status();
-  bool restart = false;
-  if (HasDatabase(config.data)) {
-    auto have = ReadManifest(config.data);
-    if (!have.ok()) return have.status();
-    restart = have->has_value() && !(*have)->complete;
-  }
-  if (restart) {
-    // A prepare of ours that did not finish (interrupted or killed): start it again from nothing.
+// What --data holds already: nothing, a prepare of ours that did not finish
+// (interrupted or killed: destroyed, to start again from nothing), or a
+// finished data set — the one wanted (*reused, described in `report`) or
+// another (an error).
+Status ReuseOrClear(const RocksdbConfig& config, const Manifest& want, PrepareReport* report, bool* reused) {
+  *reused = false;
+  if (!HasDatabase(config.data)) return Status::Ok();
+  auto have = ReadManifest(config.data);
+  if (!have.ok()) return have.status();
+  if (have->has_value() && !(*have)->complete) {
     auto options = BuildRocksdbOptions(config);
     if (!options.ok()) return options.status();
     rocksdb::Status d = rocksdb::DestroyDB(config.data, *options);
     if (!d.ok()) return WriteFailed(config.data, 0, want.num, d);
-  } else if (HasDatabase(config.data)) {
-    auto have = ReadManifest(config.data);
-    if (!have.ok()) return have.status();
-    if (!have->has_value())
-      return Status::InvalidArgument(fmt::format(
-          "prepare: {} holds a RocksDB database storebench did not finish preparing (db_bench's, or an interrupted "
-          "prepare); run against it with --num/--key-size/--value-size, or remove it, or choose another --data",
-          config.data));
-    const Manifest& m = **have;
-    if (m.num != want.num || m.key_size != want.key_size || m.value_size != want.value_size || m.fill != want.fill)
-      return Status::InvalidArgument(fmt::format(
-          "prepare: {} already holds a data set prepared with {}, not {}; remove it or choose another --data",
-          config.data, m.Flags(), want.Flags()));
-    report->description = fmt::format("{} (seed {}, {})", m.Flags(), m.seed, m.compression);
-    report->where = config.data;
-    report->created = false;
     return Status::Ok();
   }
+  if (!have->has_value())
+    return Status::InvalidArgument(fmt::format(
+        "prepare: {} holds a RocksDB database storebench did not finish preparing (db_bench's, or an interrupted "
+        "prepare); run against it with --num/--key-size/--value-size, or remove it, or choose another --data",
+        config.data));
+  const Manifest& m = **have;
+  if (m.num != want.num || m.key_size != want.key_size || m.value_size != want.value_size || m.fill != want.fill)
+    return Status::InvalidArgument(fmt::format(
+        "prepare: {} already holds a data set prepared with {}, not {}; remove it or choose another --data",
+        config.data, m.Flags(), want.Flags()));
+  report->description = fmt::format("{} (seed {}, {})", m.Flags(), m.seed, m.compression);
+  report->where = config.data;
+  report->created = false;
+  *reused = true;
+  return Status::Ok();
+}
 
-  const double raw = static_cast<double>(want.num) * static_cast<double>(want.key_size + want.value_size);
-  STOREBENCH_RETURN_IF_ERROR(CheckDirectory(config.data, static_cast<uint64_t>(raw * 0.6)));
-  auto options = BuildRocksdbOptions(config);
-  if (!options.ok()) return options.status();
-  options->create_if_missing = true;
-  // Until the fill is done the manifest says so: a run refuses the DB and the next prepare restarts it.
-  Manifest filling = want;
-  filling.complete = false;
-  STOREBENCH_RETURN_IF_ERROR(WriteManifest(config.data, filling));
-  rocksdb::DB* raw_db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(*options, config.data, &raw_db);
-  if (!s.ok()) return WriteFailed(config.data, 0, want.num, s);
-  std::unique_ptr<rocksdb::DB> db(raw_db);
-
-  const auto t0 = std::chrono::steady_clock::now();
+// Writes the keys in batches as db_bench's fill does; `stop` is checked between batches.
+Status WriteKeys(rocksdb::DB* db, const RocksdbConfig& config, const Manifest& want, PrepareReport* report,
+                 const std::atomic<bool>* stop) {
   ValueSource values(want.value_size, config.seed ^ 0x76616c7565ULL);
   workload::Random rng(config.seed);
   rocksdb::WriteOptions write;
@@ -151,21 +134,48 @@ Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report, const 
                                                "run the same prepare again to restart it",
                                                i + 1 - static_cast<uint64_t>(batch.Count()), want.num, config.data));
       }
-      s = db->Write(write, &batch);
+      rocksdb::Status s = db->Write(write, &batch);
       if (!s.ok()) return WriteFailed(config.data, i + 1 - static_cast<uint64_t>(batch.Count()), want.num, s);
       batch.Clear();
       if (report->progress) report->progress({"writing", i + 1, want.num, "keys"});
     }
   }
-  if (report->progress) report->progress({"flushing", 0, 0, "keys"});
-  s = db->Flush(rocksdb::FlushOptions());
-  if (!s.ok()) return WriteFailed(config.data, want.num, want.num, s);
-  WaitForCompactions(db.get(), report->progress);
-  uint64_t sst_bytes = 0;
-  db->GetIntProperty("rocksdb.total-sst-files-size", &sst_bytes);
+  return Status::Ok();
+}
+
+// Flushes, waits for the compactions, and closes: runs start from a settled LSM tree.
+Status SettleAndClose(std::unique_ptr<rocksdb::DB> db, const std::string& dir, uint64_t num,
+                      const PrepareProgressFn& progress, uint64_t* sst_bytes) {
+  if (progress) progress({"flushing", 0, 0, "keys"});
+  rocksdb::Status s = db->Flush(rocksdb::FlushOptions());
+  if (!s.ok()) return WriteFailed(dir, num, num, s);
+  WaitForCompactions(db.get(), progress);
+  db->GetIntProperty("rocksdb.total-sst-files-size", sst_bytes);
   s = db->Close();
-  if (!s.ok()) return WriteFailed(config.data, want.num, want.num, s);
-  db.reset();
+  if (!s.ok()) return WriteFailed(dir, num, num, s);
+  return Status::Ok();
+}
+
+// Makes the data set in an empty (or emptied) --data.
+Status Fill(const RocksdbConfig& config, const Manifest& want, PrepareReport* report, const std::atomic<bool>* stop) {
+  const double raw = static_cast<double>(want.num) * static_cast<double>(want.key_size + want.value_size);
+  STOREBENCH_RETURN_IF_ERROR(CheckDirectory(config.data, static_cast<uint64_t>(raw * 0.6)));
+  auto options = BuildRocksdbOptions(config);
+  if (!options.ok()) return options.status();
+  options->create_if_missing = true;
+  // Until the fill is done the manifest says so: a run refuses the DB and the next prepare restarts it.
+  Manifest filling = want;
+  filling.complete = false;
+  STOREBENCH_RETURN_IF_ERROR(WriteManifest(config.data, filling));
+  rocksdb::DB* raw_db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(*options, config.data, &raw_db);
+  if (!s.ok()) return WriteFailed(config.data, 0, want.num, s);
+  std::unique_ptr<rocksdb::DB> db(raw_db);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  STOREBENCH_RETURN_IF_ERROR(WriteKeys(db.get(), config, want, report, stop));
+  uint64_t sst_bytes = 0;
+  STOREBENCH_RETURN_IF_ERROR(SettleAndClose(std::move(db), config.data, want.num, report->progress, &sst_bytes));
   STOREBENCH_RETURN_IF_ERROR(WriteManifest(config.data, want));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   report->description = fmt::format("{} (fill{}, seed {}, {})", want.Flags(), want.fill, want.seed, want.compression);
@@ -173,6 +183,23 @@ Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report, const 
   report->created = true;
   report->how = fmt::format("in {:.1f} s, {} of SST files", secs, FormatBytes(static_cast<double>(sst_bytes)));
   return Status::Ok();
+}
+
+}  // namespace
+
+Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report, const std::atomic<bool>* stop) {
+  if (config.data.empty()) return Status::InvalidArgument("--data: give the DB directory, e.g. --data ./db");
+  const Manifest want = WantedManifest(config);
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(config.data, ec);  // for the lock; CheckDirectory reports a failure
+  }
+  auto lock = DirLock::Acquire(config.data, "--data");
+  if (!lock.ok()) return lock.status();
+  bool reused = false;
+  STOREBENCH_RETURN_IF_ERROR(ReuseOrClear(config, want, report, &reused));
+  if (reused) return Status::Ok();
+  return Fill(config, want, report, stop);
 }
 
 }  // namespace storebench::backend::rocksdb_backend

@@ -22,6 +22,7 @@
 #include "storebench/backend/rocksdb/options.h"
 #include "storebench/backend/rocksdb/prepare.h"
 #include "storebench/backend/rocksdb/workloads.h"
+#include "storebench/testing/binary_test_fixture.h"
 #include "storebench/workload/db_bench_key.h"
 
 namespace storebench::backend::rocksdb_backend {
@@ -36,7 +37,7 @@ struct Shell {
   std::string out;  // stdout and stderr together
 };
 
-Shell RunShell(const std::string& cmd) {
+Shell RunMerged(const std::string& cmd) {
   Shell r;
   std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
   if (!p) return r;
@@ -46,11 +47,6 @@ Shell RunShell(const std::string& cmd) {
   int rc = ::pclose(p);
   r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   return r;
-}
-
-std::string Binary() {
-  const char* b = std::getenv("STOREBENCH_BINARY");
-  return b ? b : "storebench";
 }
 
 nlohmann::json ReadJson(const fs::path& p) {
@@ -84,25 +80,15 @@ uint64_t CountKeys(const fs::path& dir, size_t key_size, uint64_t num, uint64_t 
   return n;
 }
 
-class Rocksdb : public ::testing::Test {
+class Rocksdb : public storebench::testing::BinaryTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("rocksdb_test_" + std::to_string(getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   RocksdbConfig Config(const OptionValues& v) {
     auto c = ParseRocksdbConfig(v, 7);
     EXPECT_TRUE(c.ok()) << c.status().message();
     return *c;
   }
-  Shell Storebench(const std::string& args) { return RunShell(Binary() + " " + args); }
+  Shell Storebench(const std::string& args) { return RunMerged(storebench::testing::StorebenchBinary() + " " + args); }
   static bool HaveDbBench() { return ::access(kDbBench, X_OK) == 0; }
-
-  fs::path dir_;
 };
 
 TEST_F(Rocksdb, OptionListsGoThroughRocksdbsParsers) {
@@ -228,12 +214,12 @@ TEST_F(Rocksdb, ReadsADatabaseDbBenchFilled) {
   if (!HaveDbBench()) GTEST_SKIP() << kDbBench << " missing (apt-get install rocksdb-tools)";
   fs::path db = dir_ / "dbb";
   const std::string shape = " --num=1000 --key_size=20 --value_size=100";
-  Shell fill = RunShell(std::string(kDbBench) + " --benchmarks=fillrandom --db=" + db.string() + shape);
+  Shell fill = RunMerged(std::string(kDbBench) + " --benchmarks=fillrandom --db=" + db.string() + shape);
   ASSERT_EQ(fill.code, 0) << fill.out;
   const double exact = static_cast<double>(CountKeys(db, 20, 1000, 100)) / 1000.0;
   EXPECT_GT(exact, 0.55);
   EXPECT_LT(exact, 0.70);
-  Shell read = RunShell(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=20000 --db=" +
+  Shell read = RunMerged(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=20000 --db=" +
                         db.string() + shape);
   ASSERT_EQ(read.code, 0) << read.out;
   double db_bench_ratio = DbBenchFoundRatio(read.out);
@@ -277,7 +263,7 @@ TEST_F(Rocksdb, DbBenchReadsADatabaseStorebenchFilled) {
                             " --num 1000 --key-size 20 --value-size 100 --fill " + fill);
     ASSERT_EQ(prep.code, 0) << prep.out;
     const double exact = static_cast<double>(CountKeys(db, 20, 1000, 100)) / 1000.0;
-    Shell read = RunShell(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=20000 --db=" +
+    Shell read = RunMerged(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=20000 --db=" +
                           db.string() + shape);
     ASSERT_EQ(read.code, 0) << read.out;
     if (std::string(fill) == "seq") {
@@ -346,14 +332,14 @@ TEST_F(Rocksdb, OpensTheDbWithDbBenchsOptions) {
   };
   fs::path db = dir_ / "db";
   const std::string shape = " --num=100 --key_size=20 --value_size=100";
-  Shell fill = RunShell(std::string(kDbBench) + " --benchmarks=fillseq --db=" + db.string() + shape);
+  Shell fill = RunMerged(std::string(kDbBench) + " --benchmarks=fillseq --db=" + db.string() + shape);
   ASSERT_EQ(fill.code, 0) << fill.out;
   struct Case {
     std::string db_bench, storebench;
   };
   for (const Case& c : {Case{"", ""}, Case{" --cache_size=1048576 --bloom_bits=10", " --cache-size 1048576 --bloom-bits 10"},
                         Case{" --cache_size=0", " --cache-size 0"}}) {
-    Shell d = RunShell(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=1 --db=" +
+    Shell d = RunMerged(std::string(kDbBench) + " --benchmarks=readrandom --use_existing_db=1 --reads=1 --db=" +
                        db.string() + shape + c.db_bench);
     ASSERT_EQ(d.code, 0) << d.out;
     auto theirs = ReadOptionsFile(NewestOptionsFile(db));

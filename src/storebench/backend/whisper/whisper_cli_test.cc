@@ -2,40 +2,26 @@
 // whisper.py reads, the points a run leaves in it as whisper.py fetches them,
 // exact vs buffered I/O on identical runs, the JSON contract and the messages
 // for a missing or mismatching data set. No wall-clock thresholds.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "storebench/testing/binary_test_fixture.h"
 #include "storebench/whisper/python_helper.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using storebench::testing::Outcome;
+using storebench::testing::Slurp;
 using storebench::whisper::testing::PythonWhisperAvailable;
 using storebench::whisper::testing::RunCommand;
 
 constexpr int kMetrics = 24;
 constexpr int kPointsPerUpdate = 10;
 constexpr int kOps = 60;
-
-std::string Binary() {
-  const char* b = std::getenv("STOREBENCH_BINARY");
-  return b ? b : "storebench";
-}
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Prints {path: [[timestamp, value], …]} of whisper.fetch(path, from, until, now), known values only.
 constexpr const char* kFetchScript = R"(
@@ -53,25 +39,8 @@ import json, sys, whisper
 print(json.dumps([whisper.info(p) for p in sys.argv[1:]]))
 )";
 
-class WhisperCli : public ::testing::Test {
+class WhisperCli : public storebench::testing::BinaryTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("wsp_cli_" + std::to_string(getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  struct Outcome {
-    int code = -1;
-    std::string out, err;
-  };
-  Outcome Run(const std::string& args) {
-    const std::string cmd = Binary() + " " + args + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
-    const int rc = std::system(cmd.c_str());
-    return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(dir_ / "out"), Slurp(dir_ / "err")};
-  }
   void Prepare(const fs::path& data) {
     Outcome p = Run("prepare --backend whisper --data " + data.string() + " --metrics " + std::to_string(kMetrics) +
                     " --retention 60s:1d,5m:30d,1h:5y --sparse");
@@ -109,7 +78,6 @@ class WhisperCli : public ::testing::Test {
       EXPECT_TRUE(Slurp(af[i]) == Slurp(bf[i])) << af[i] << " (" << flags_a << ") vs " << bf[i] << " (" << flags_b << ")";
     return docs;
   }
-  fs::path dir_;
 };
 
 TEST_F(WhisperCli, PrepareMakesFilesWhisperPyReads) {

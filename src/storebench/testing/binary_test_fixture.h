@@ -1,6 +1,10 @@
 // A GoogleTest fixture for end-to-end tests of the storebench binary: a fresh
 // temporary directory per test, and Run("args") returning the exit code,
 // stdout and stderr. The binary comes from $STOREBENCH_BINARY (set by CTest).
+//
+// testing/ holds test-only code: every end-to-end test, of any layer, takes
+// its fixture from here (it links nothing, so including it from a test below
+// cli/ adds no dependency on the layers above).
 #pragma once
 
 #include <fcntl.h>
@@ -30,7 +34,7 @@ inline std::string StorebenchBinary() {
 }
 
 inline std::string Slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
+  std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
