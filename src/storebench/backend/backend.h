@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "storebench/base/option_table.h"
-#include "storebench/backend/closed_loop.h"
 #include "storebench/base/status.h"
 #include "storebench/measure/metrics.h"
+#include "storebench/measure/op_policy.h"
 #include "storebench/measure/sample.h"
 
 namespace storebench::backend {
@@ -123,12 +123,13 @@ class Worker {
     (void)out;
     return 0;
   }
-  // The closed loop at queue depth 1, run by the worker itself (closed_loop.h)
-  // for a worker whose op is one synchronous call: no virtual call per op.
+  // The closed loop at queue depth 1, run by the worker itself under the
+  // driver's per-op policy (measure/op_policy.h: Start(), the op, Done()) for
+  // a worker whose op is one synchronous call: no virtual call per op.
   // Returns false, having run no op, when it does not (the driver then submits
-  // op by op). The loop calls MeasureStarted() as the driver would.
-  virtual bool RunClosed(ClosedLoop& loop) {
-    (void)loop;
+  // op by op). The policy calls MeasureStarted() as the driver would.
+  virtual bool RunClosed(measure::OpPolicy& policy) {
+    (void)policy;
     return false;
   }
   // Called once on the worker's thread before it submits the first op of the

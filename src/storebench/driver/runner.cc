@@ -218,17 +218,20 @@ StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, 
       auto& a = args[w];
       a.source = worker_source[w];
       a.shared_source = shared;
-      a.recorder = recorders.back().get();
       a.progress = progress_state.back().get();
       a.timing = &timing;
-      a.stop = stop;
-      a.halt = &halt;
-      a.failed = &failed;
-      a.max_errors = config.max_errors;
-      a.error_outcomes = &error_outcomes;
-      a.ops_limit = g.schedule.open_loop() ? 0 : share;
       a.queue_depth = g.queue_depth;
-      a.kind_offset = result.group_first_kind[gi];
+      a.policy = {.clock = &clock,
+                  .recorder = recorders.back().get(),
+                  .window = &timing,
+                  .stop = stop,
+                  .halt = &halt,
+                  .ops_limit = g.schedule.open_loop() ? 0 : share,
+                  .kind_offset = result.group_first_kind[gi],
+                  .warmup_ops = &a.progress->warmup_ops,
+                  .failed = &failed,
+                  .max_errors = config.max_errors,
+                  .error_outcomes = &error_outcomes};
       group_workers[gi].push_back(w);
       if (g.schedule.open_loop()) {
         const double rate = g.schedule.PeakRate() / (shared ? 1 : g.threads);

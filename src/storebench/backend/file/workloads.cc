@@ -226,7 +226,7 @@ class BlockWorker final : public FileWorkerBase {
   // lines are out of the L1 cache, and updating them per op cost ~1.5 % of a
   // 2 µs warm read beside the bare loop on the same CPU (the locals cost
   // nothing measurable there).
-  bool RunClosed(ClosedLoop& loop) override {
+  bool RunClosed(measure::OpPolicy& loop) override {
     if (!plain_) return false;
     workload::Random rng = rng_;
     char* const buf = bufs_[0];
