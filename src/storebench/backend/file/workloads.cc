@@ -243,13 +243,9 @@ class BlockWorker final : public FileWorkerBase {
         ops = 0;
         countdown = sample_countdown_;
       }
-      const io::ReadOutcome got = method_->ReadPlain(file, offset, length, buf);
-      const uint64_t end = loop.Now();
-      ++ops;
-      uint32_t outcome = kOk;
-      if (got.error != 0 || got.bytes != length) [[unlikely]]
-        outcome = PlainFailure(file, offset, length, got);
-      loop.Done(0, outcome, got.bytes, start, end);
+      uint64_t end;
+      const Completion c = ReadPlainBlock(0, file, offset, length, buf, ops, [&] { end = loop.Now(); });
+      loop.Done(c.kind, c.outcome, c.bytes, start, end);
       if (--countdown <= 1) [[unlikely]] {
         sample_countdown_ = countdown;
         SampleWindow();
@@ -268,12 +264,7 @@ class BlockWorker final : public FileWorkerBase {
     io::ReadRequest& r = req_;
     if (plain_) [[likely]] {
       NextBlock(rng_, &r.file, &r.offset);
-      const io::ReadOutcome got = method_->ReadPlain(r.file, r.offset, r.length, bufs_[0]);
-      ++totals_.ops;
-      uint32_t outcome = kOk;
-      if (got.error != 0 || got.bytes != r.length) [[unlikely]]
-        outcome = PlainFailure(r.file, r.offset, r.length, got);
-      *out = Completion{tag, 0, outcome, got.bytes};
+      *out = ReadPlainBlock(tag, r.file, r.offset, r.length, bufs_[0], totals_.ops, [] {});
       return SubmitResult::kCompleted;
     }
     if (dist_) {
@@ -325,6 +316,22 @@ class BlockWorker final : public FileWorkerBase {
       *file = static_cast<int>(k / slots_per_file_);
       *offset = (k % slots_per_file_) * align_;
     }
+  }
+
+  // The plain read step, for Submit and RunClosed alike: `length` bytes of
+  // block (file, offset) into `buf` (ReadMethod::ReadPlain), counted in `ops`.
+  // `returned` runs as soon as the read returns (RunClosed reads the op's end
+  // there), before a failure is looked into.
+  template <typename Returned>
+  [[gnu::always_inline]] Completion ReadPlainBlock(uint64_t tag, int file, uint64_t offset, size_t length, char* buf,
+                                                   uint64_t& ops, Returned returned) {
+    const io::ReadOutcome got = method_->ReadPlain(file, offset, length, buf);
+    returned();
+    ++ops;
+    uint32_t outcome = kOk;
+    if (got.error != 0 || got.bytes != length) [[unlikely]]
+      outcome = PlainFailure(file, offset, length, got);
+    return Completion{tag, 0, outcome, got.bytes};
   }
 
   // The outcome of a plain read that failed or came back short (plain reads are never verified).
