@@ -37,7 +37,8 @@ using storebench::OptionSpec;
 using storebench::OptionValue;
 using storebench::OptionValues;
 
-enum Capability : uint32_t {
+// What a backend can do (BackendInfo::capabilities; a read method's are io::MethodCapability).
+enum BackendCapability : uint32_t {
   kCanPrepare = 1u << 0,  // `storebench prepare` makes its data set
   kNeedsData = 1u << 2,   // reads a data set: the job layer requires --data and takes the
                           // data set's page-cache residency and cache state (DataPaths())
@@ -82,6 +83,7 @@ struct PrepareReport {
   PrepareProgressFn progress;
 };
 
+// One finished op (a read method's finished read is io::ReadCompletion).
 struct Completion {
   uint64_t tag = 0;      // the tag given to Submit()
   uint32_t kind = 0;     // index into the layout's kinds
@@ -89,6 +91,7 @@ struct Completion {
   uint64_t bytes = 0;    // payload bytes moved by the op
 };
 
+// What Worker::Submit() did with an op (io::ReadSubmitResult is the read methods').
 enum class SubmitResult { kCompleted, kQueued, kBusy };
 
 // Identifies a worker: its place among all workers and in its group.
