@@ -153,7 +153,7 @@ class FileWorkerBase : public Worker {
   const WorkerContext context_;
   std::vector<std::unique_ptr<io::ReadMethod>> methods_;
   BlockVerifier verifier_;
-  WorkerTotals totals_;
+  FileWorkerTotals totals_;
   io::IoCounters io_at_measure_start_;
   const measure::Clock& clock_ = measure::Clock::Default();
   uint32_t sample_countdown_ = kSamplePeriod;
