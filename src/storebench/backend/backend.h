@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "storebench/base/option_table.h"
-#include "storebench/backend/closed_loop.h"
 #include "storebench/base/status.h"
 #include "storebench/measure/metrics.h"
+#include "storebench/measure/op_policy.h"
 #include "storebench/measure/sample.h"
 
 namespace storebench::backend {
@@ -37,7 +37,8 @@ using storebench::OptionSpec;
 using storebench::OptionValue;
 using storebench::OptionValues;
 
-enum Capability : uint32_t {
+// What a backend can do (BackendInfo::capabilities; a read method's are io::MethodCapability).
+enum BackendCapability : uint32_t {
   kCanPrepare = 1u << 0,  // `storebench prepare` makes its data set
   kNeedsData = 1u << 2,   // reads a data set: the job layer requires --data and takes the
                           // data set's page-cache residency and cache state (DataPaths())
@@ -82,6 +83,7 @@ struct PrepareReport {
   PrepareProgressFn progress;
 };
 
+// One finished op (a read method's finished read is io::ReadCompletion).
 struct Completion {
   uint64_t tag = 0;      // the tag given to Submit()
   uint32_t kind = 0;     // index into the layout's kinds
@@ -89,6 +91,7 @@ struct Completion {
   uint64_t bytes = 0;    // payload bytes moved by the op
 };
 
+// What Worker::Submit() did with an op (io::ReadSubmitResult is the read methods').
 enum class SubmitResult { kCompleted, kQueued, kBusy };
 
 // Identifies a worker: its place among all workers and in its group.
@@ -123,12 +126,13 @@ class Worker {
     (void)out;
     return 0;
   }
-  // The closed loop at queue depth 1, run by the worker itself (closed_loop.h)
-  // for a worker whose op is one synchronous call: no virtual call per op.
+  // The closed loop at queue depth 1, run by the worker itself under the
+  // driver's per-op policy (measure/op_policy.h: Start(), the op, Done()) for
+  // a worker whose op is one synchronous call: no virtual call per op.
   // Returns false, having run no op, when it does not (the driver then submits
-  // op by op). The loop calls MeasureStarted() as the driver would.
-  virtual bool RunClosed(ClosedLoop& loop) {
-    (void)loop;
+  // op by op). The policy calls MeasureStarted() as the driver would.
+  virtual bool RunClosed(measure::OpPolicy& policy) {
+    (void)policy;
     return false;
   }
   // Called once on the worker's thread before it submits the first op of the

@@ -284,17 +284,20 @@ void LoadRun::AddWorker(size_t gi, int i, int w, ArrivalSource* group_source, si
   auto& a = args_[w];
   a.source = worker_source;
   a.shared_source = shared;
-  a.recorder = recorders_.back().get();
   a.progress = progress_state_.back().get();
   a.timing = &timing_;
-  a.stop = stop_;
-  a.halt = &halt_;
-  a.failed = &failed_;
-  a.max_errors = config_.max_errors;
-  a.error_outcomes = &error_outcomes_;
-  a.ops_limit = g.schedule.open_loop() ? 0 : share;
   a.queue_depth = g.queue_depth;
-  a.kind_offset = result_.group_first_kind[gi];
+  a.policy = {.clock = &clock_,
+              .recorder = recorders_.back().get(),
+              .window = &timing_,
+              .stop = stop_,
+              .halt = &halt_,
+              .ops_limit = g.schedule.open_loop() ? 0 : share,
+              .kind_offset = result_.group_first_kind[gi],
+              .warmup_ops = &a.progress->warmup_ops,
+              .failed = &failed_,
+              .max_errors = config_.max_errors,
+              .error_outcomes = &error_outcomes_};
   group_workers_[gi].push_back(w);
   if (g.schedule.open_loop()) {
     const double rate = g.schedule.PeakRate() / (shared ? 1 : g.threads);

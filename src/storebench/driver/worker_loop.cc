@@ -19,8 +19,9 @@ constexpr uint64_t kMaxSleepNs = 50'000'000;
 class Loop {
  public:
   explicit Loop(const WorkerLoopArgs& a)
-      : a_(a), clock_(Clock::Default()), recorder_(*a.recorder), measure_start_ns_(a.timing->measure_start_ns),
-        kind_offset_(a.kind_offset), open_(a.source != nullptr), slots_(static_cast<size_t>(a.queue_depth)),
+      : a_(a), clock_(*a.policy.clock),
+        policy_(a.policy, [](void* self) { static_cast<Loop*>(self)->StartMeasuring(); }, this),
+        open_(a.source != nullptr), slots_(static_cast<size_t>(a.queue_depth)),
         completions_(static_cast<size_t>(a.queue_depth)), waiter_(a.timing->wait) {
     for (int i = a.queue_depth - 1; i >= 0; --i) free_.push_back(static_cast<uint32_t>(i));
   }
@@ -29,7 +30,7 @@ class Loop {
     const Timing& tm = *a_.timing;
     // Every worker starts at the common start instant, so no op runs before the
     // measured window (or the warm-up) begins.
-    while (clock_.NowNs() < tm.start_ns && !Stopping()) Wait(tm.start_ns);
+    while (clock_.NowNs() < tm.start_ns && !policy_.Stopping()) Wait(tm.start_ns);
     if (!a_.source && a_.queue_depth == 1) {
       RunClosedDepth1();
     } else {
@@ -41,7 +42,7 @@ class Loop {
     if (a_.log) a_.log->SetPending(UINT64_MAX);
     const ThreadSched end = OwnThreadSched();
     a_.progress->cpu_at_end_ns.store(end.cpu_ns, std::memory_order_relaxed);
-    if (measuring_) {
+    if (policy_.measuring()) {
       a_.progress->runqueue_wait_ns.store(end.runqueue_wait_ns - sched_at_start_.runqueue_wait_ns,
                                           std::memory_order_relaxed);
       a_.progress->involuntary_switches.store(end.involuntary_switches - sched_at_start_.involuntary_switches,
@@ -63,10 +64,10 @@ class Loop {
     uint64_t& held_rel = held_rel_;
     if (src) Publish(next_rel);
     UpdatePending();
-    while (!Stopping()) {
+    while (!policy_.Stopping()) {
       uint64_t now = clock_.NowNs();
-      if (now >= tm.end_ns) break;
-      if (!src && a_.ops_limit && counted_ + inflight_ >= a_.ops_limit) {
+      if (policy_.Ended(now)) break;
+      if (!src && policy_.LimitReached(inflight_)) {
         if (inflight_ == 0) break;
         Reap(1);
         continue;
@@ -83,7 +84,7 @@ class Loop {
         }
         const uint64_t rel = held ? held_rel : next_rel;
         intended = tm.start_ns + rel;
-        if (intended >= tm.end_ns) break;
+        if (policy_.Ended(intended)) break;
         if (intended > now) {
           if (inflight_ && Reap(0)) continue;
           Wait(inflight_ ? std::min(intended, now + waiter_.window_ns()) : intended);
@@ -106,7 +107,7 @@ class Loop {
         Reap(1);
         continue;
       }
-      if (!measuring_ && intended >= tm.measure_start_ns) StartMeasuring();
+      policy_.BeginMeasuringAt(intended);
       uint32_t tag = free_.back();
       free_.pop_back();
       slots_[tag] = {intended, now, true};
@@ -146,36 +147,19 @@ class Loop {
   }
 
   // The closed loop at depth 1, a read-method benchmark's usual shape: run by
-  // the worker itself when it can (backend/closed_loop.h), else here, op by
-  // op through Submit. Same records and stop conditions either way.
+  // the worker itself when it can (Worker::RunClosed), else here, op by op
+  // through Submit. The same policy either way.
   void RunClosedDepth1() {
-    const Timing& tm = *a_.timing;
-    backend::ClosedLoop::Args la;
-    la.clock = &clock_;
-    la.recorder = &recorder_;
-    la.stop = a_.stop;
-    la.halt = a_.halt;
-    la.measure_start_ns = tm.measure_start_ns;
-    la.end_ns = tm.end_ns;
-    la.ops_limit = a_.ops_limit;
-    la.kind_offset = kind_offset_;
-    la.warmup_ops = &a_.progress->warmup_ops;
-    la.failed = a_.failed;
-    la.max_errors = a_.max_errors;
-    la.error_outcomes = a_.error_outcomes;
-    la.measure_started = [](void* self) { static_cast<Loop*>(self)->StartMeasuring(); };
-    la.measure_started_context = this;
-    backend::ClosedLoop loop(la);
     backend::Worker& worker = *a_.worker;
-    if (worker.RunClosed(loop)) {
-      loop.Flush();
+    if (worker.RunClosed(policy_)) {
+      policy_.Flush();
       return;
     }
-    for (uint64_t start; (start = loop.Start()) != 0;) {
+    for (uint64_t start; (start = policy_.Start()) != 0;) {
       backend::Completion c;
       const backend::SubmitResult r = worker.Submit(0, &c);
       if (r == backend::SubmitResult::kCompleted) [[likely]] {
-        loop.Done(c.kind, c.outcome, c.bytes, start, clock_.NowNs());
+        policy_.Done(c.kind, c.outcome, c.bytes, start, clock_.NowNs());
         continue;
       }
       // Queued: at depth 1 nothing else can start, so it is waited for here
@@ -192,12 +176,12 @@ class Loop {
             --inflight_;
             free_.push_back(0);
           }
-          loop.Done(c.kind, c.outcome, c.bytes, start, clock_.NowNs());
+          policy_.Done(c.kind, c.outcome, c.bytes, start, clock_.NowNs());
           break;
         }
-      } while (inflight_ && !Stopping() && clock_.NowNs() < tm.end_ns);
+      } while (inflight_ && !policy_.Stopping() && !policy_.Ended(clock_.NowNs()));
     }
-    loop.Flush();
+    policy_.Flush();
   }
 
   struct Slot {
@@ -225,10 +209,10 @@ class Loop {
     if (a_.log) a_.log->SetPending(PendingFloor());
   }
 
+  // The policy's measure_started: the first measured op is about to start.
   void StartMeasuring() {
     a_.worker->MeasureStarted();
     sched_at_start_ = OwnThreadSched();
-    measuring_ = true;
   }
 
   // Waits towards `deadline` as the run's wait policy says.
@@ -249,10 +233,6 @@ class Loop {
     if (backlog && !p.behind.load(std::memory_order_relaxed)) p.behind.store(true, std::memory_order_relaxed);
   }
 
-  bool Stopping() const {
-    return a_.stop->load(std::memory_order_relaxed) || (a_.halt && a_.halt->load(std::memory_order_relaxed));
-  }
-
   void Publish(uint64_t next_rel) {
     a_.progress->next_intended_ns.store(next_rel == UINT64_MAX ? UINT64_MAX : a_.timing->start_ns + next_rel,
                                         std::memory_order_relaxed);
@@ -260,23 +240,10 @@ class Loop {
 
   [[gnu::always_inline]] void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
     if (a_.log) a_.log->Push({intended, start, end});
-    // An op belongs to the warm-up when it was due before the measured window
-    // opened, wherever it ended: the same line Worker::MeasureStarted() draws.
-    if (intended < measure_start_ns_) [[unlikely]] {
-      // Only this thread writes the counter: a load+store is enough, no RMW.
-      auto& w = a_.progress->warmup_ops;
-      w.store(w.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      return;
-    }
     if (open_)
-      recorder_.Record(kind_offset_ + c.kind, c.outcome, intended, start, end, c.bytes);
+      policy_.RecordOpen(c.kind, c.outcome, c.bytes, intended, start, end);
     else
-      recorder_.RecordClosed(kind_offset_ + c.kind, c.outcome, start, end, c.bytes);
-    ++counted_;
-    if (c.outcome != 0 && a_.max_errors && c.outcome < a_.error_outcomes->size() && (*a_.error_outcomes)[c.outcome] &&
-        a_.failed->fetch_add(1, std::memory_order_relaxed) + 1 >= a_.max_errors) {
-      a_.halt->store(true, std::memory_order_relaxed);
-    }
+      policy_.RecordClosed(c.kind, c.outcome, c.bytes, start, end);
   }
 
   size_t Reap(size_t min) {
@@ -297,17 +264,12 @@ class Loop {
 
   const WorkerLoopArgs& a_;
   const Clock& clock_;
-  // What Record reads per op, beside the loop's own state rather than behind a_.
-  measure::ThreadRecorder& recorder_;
-  const uint64_t measure_start_ns_;
-  const uint32_t kind_offset_;
+  measure::OpPolicy policy_;
   const bool open_;
   std::vector<Slot> slots_;
   std::vector<backend::Completion> completions_;
   std::vector<uint32_t> free_;
   uint64_t inflight_ = 0;
-  uint64_t counted_ = 0;
-  bool measuring_ = false;
   ThreadSched sched_at_start_;
   Waiter waiter_;
   bool held_ = false;

@@ -13,15 +13,15 @@
 #include "storebench/driver/ideal_client.h"
 #include "storebench/driver/schedule.h"
 #include "storebench/driver/wait_policy.h"
-#include "storebench/measure/recorder.h"
+#include "storebench/measure/op_policy.h"
 
 namespace storebench::driver::internal {
 
-// Instants shared by all workers, fixed before they start (Clock ns).
-struct Timing {
-  uint64_t start_ns = 0;          // arrivals' t = 0
-  uint64_t measure_start_ns = 0;  // end of warm-up
-  uint64_t end_ns = UINT64_MAX;   // no op starts at or after this
+// Instants shared by all workers, fixed before they start (Clock ns): the
+// measured window every op's policy draws its lines by (OpWindow:
+// measure_start_ns, the end of warm-up, and end_ns), and the loop's own.
+struct Timing : measure::OpWindow {
+  uint64_t start_ns = 0;  // arrivals' t = 0
   uint64_t drain_timeout_ns = 0;
   // Waiting for an arrival (wait_policy.h).
   WaitPolicy wait;
@@ -59,19 +59,14 @@ struct WorkerLoopArgs {
   backend::Worker* worker = nullptr;
   ArrivalSource* source = nullptr;  // null = closed loop; own or shared (dispatch.h)
   bool shared_source = false;       // unstarted arrivals are counted by the runner
-  measure::ThreadRecorder* recorder = nullptr;
   WorkerProgress* progress = nullptr;
   const Timing* timing = nullptr;
-  const std::atomic<bool>* stop = nullptr;  // the caller's (SIGINT)
-  std::atomic<bool>* halt = nullptr;         // the run's own: raised when --max-errors is reached
-  // Failed measured ops across all workers, touched only when an op fails.
-  std::atomic<uint64_t>* failed = nullptr;
-  uint64_t max_errors = 0;                   // 0 = failures never stop the run
-  const std::vector<char>* error_outcomes = nullptr;  // per outcome index: 1 = an error
-  uint64_t ops_limit = 0;  // closed loop: measured ops for this worker; 0 = none (open loops: the source's limit)
   int queue_depth = 1;
-  uint32_t kind_offset = 0;
   OpLog* log = nullptr;  // open loop: every op, warm-up included, for the ideal client (ideal_client.h)
+  // What happens around each op (measure/op_policy.h): its window is *timing
+  // and its warm-up count progress->warmup_ops; its ops_limit is for closed
+  // loops (an open loop's is its source's).
+  measure::OpPolicy::Args policy;
 };
 
 void RunWorkerLoop(const WorkerLoopArgs& args);

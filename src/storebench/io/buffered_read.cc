@@ -39,11 +39,11 @@ class BufferedReadMethod final : public ReadMethod {
     return Status::Ok();
   }
 
-  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
+  StatusOr<ReadSubmitResult> DoSubmit(const ReadRequest& req, ReadCompletion* done) override {
     const ReadOutcome r = options().buffer_size == 0 ? PlainReadUnbuffered(*this, req.file, req.buf, req.length, req.offset)
                                                      : PlainRead(*this, req.file, req.buf, req.length, req.offset);
     *done = MakeCompletion(req, r.bytes, r.error);
-    return SubmitResult::kCompleted;
+    return ReadSubmitResult::kCompleted;
   }
 
  private:

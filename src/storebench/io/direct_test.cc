@@ -64,8 +64,8 @@ TEST_P(DirectTest, MisalignedRequestsAreRefusedUpFrontNamingTheAlignment) {
                         Case{0, a.offset, buf.data() + (a.memory > 1 ? 1 : 0)}}) {
     if (c.buf == buf.data() && c.offset == 0 && c.length == a.offset) continue;  // memory alignment 1
     ReadRequest r{.file = file_, .offset = c.offset, .length = c.length, .buf = c.buf};
-    Completion done;
-    StatusOr<SubmitResult> s = method_->Submit(r, &done);
+    ReadCompletion done;
+    StatusOr<ReadSubmitResult> s = method_->Submit(r, &done);
     ASSERT_FALSE(s.ok()) << "offset " << c.offset << " length " << c.length;
     EXPECT_EQ(s.status().code(), Status::Code::kInvalidArgument);
     EXPECT_NE(s.status().message().find(need), std::string::npos) << s.status().message();

@@ -101,7 +101,7 @@ class IoUringMethod final : public ReadMethod {
   }
 
   // A batch is queued read by read, then submitted at once.
-  StatusOr<size_t> DoSubmitBatch(std::span<const ReadRequest> reqs, Completion* /*done*/, size_t* n_done) override {
+  StatusOr<size_t> DoSubmitBatch(std::span<const ReadRequest> reqs, ReadCompletion* /*done*/, size_t* n_done) override {
     *n_done = 0;
     size_t accepted = 0;
     while (accepted < reqs.size() && Queue(reqs[accepted])) ++accepted;
@@ -113,11 +113,11 @@ class IoUringMethod final : public ReadMethod {
   // queued since the last one with the same io_uring_enter that waits (fio's
   // batching), so a caller that submits several reads before reaping pays
   // one syscall for all of them.
-  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* /*done*/) override {
-    return Queue(req) ? SubmitResult::kQueued : SubmitResult::kBusy;
+  StatusOr<ReadSubmitResult> DoSubmit(const ReadRequest& req, ReadCompletion* /*done*/) override {
+    return Queue(req) ? ReadSubmitResult::kQueued : ReadSubmitResult::kBusy;
   }
 
-  StatusOr<size_t> DoReap(size_t min, size_t max, Completion* out) override {
+  StatusOr<size_t> DoReap(size_t min, size_t max, ReadCompletion* out) override {
     if (queued_ > 0) {
       if (min > 0 && !options().sqpoll) {
         STOREBENCH_RETURN_IF_ERROR(SubmitQueued(1));
@@ -307,7 +307,7 @@ class IoUringUnavailable final : public ReadMethod {
 
  protected:
   Status Init() override { return Status::NotSupported("io_uring: storebench was built without liburing"); }
-  StatusOr<SubmitResult> DoSubmit(const ReadRequest&, Completion*) override {
+  StatusOr<ReadSubmitResult> DoSubmit(const ReadRequest&, ReadCompletion*) override {
     return Status::NotSupported("io_uring: storebench was built without liburing");
   }
 };

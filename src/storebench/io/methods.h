@@ -20,8 +20,8 @@ std::unique_ptr<ReadMethod> NewMmap(const MethodOptions& options);
 std::unique_ptr<ReadMethod> NewIoUring(const MethodOptions& options);
 
 // Fills a completion for a finished request.
-inline Completion MakeCompletion(const ReadRequest& req, size_t bytes, int error) {
-  return Completion{req.tag, req.file, req.offset, req.length, bytes, error};
+inline ReadCompletion MakeCompletion(const ReadRequest& req, size_t bytes, int error) {
+  return ReadCompletion{req.tag, req.file, req.offset, req.length, bytes, error};
 }
 
 }  // namespace storebench::io

@@ -61,10 +61,10 @@ class MmapMethod final : public ReadMethod {
     return Status::Ok();
   }
 
-  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
+  StatusOr<ReadSubmitResult> DoSubmit(const ReadRequest& req, ReadCompletion* done) override {
     const ReadOutcome r = PlainRead(*this, req.file, req.buf, req.length, req.offset);
     *done = MakeCompletion(req, r.bytes, r.error);
-    return SubmitResult::kCompleted;
+    return ReadSubmitResult::kCompleted;
   }
   std::string_view ReadOpName() const override { return "memcpy from mmap"; }
 

@@ -15,10 +15,10 @@ class PreadMethod final : public ReadMethod {
   }
 
  protected:
-  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
+  StatusOr<ReadSubmitResult> DoSubmit(const ReadRequest& req, ReadCompletion* done) override {
     const ReadOutcome r = PlainPread(req.file, req.buf, req.length, req.offset);
     *done = MakeCompletion(req, r.bytes, r.error);
-    return SubmitResult::kCompleted;
+    return ReadSubmitResult::kCompleted;
   }
   std::string_view ReadOpName() const override { return "pread"; }
 };

@@ -83,7 +83,7 @@ class PreadThreadPoolMethod final : public ReadMethod {
     return Status::Ok();
   }
 
-  StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) override {
+  StatusOr<ReadSubmitResult> DoSubmit(const ReadRequest& req, ReadCompletion* done) override {
     const OpenedFile& f = files_[static_cast<size_t>(req.file)];
     ReadOutcome inline_read;
     if (!f.direct && nowait_supported_) {
@@ -93,11 +93,11 @@ class PreadThreadPoolMethod final : public ReadMethod {
       } else if (inline_read.error != EAGAIN) {
         counters_.inline_reads++;
         *done = MakeCompletion(req, inline_read.bytes, inline_read.error);
-        return SubmitResult::kCompleted;
+        return ReadSubmitResult::kCompleted;
       }
       // Bytes the probe got stay in the buffer; the pool reads only the rest.
     }
-    if (free_ == nullptr) return SubmitResult::kBusy;
+    if (free_ == nullptr) return ReadSubmitResult::kBusy;
     PoolJob* job = free_;
     free_ = job->next;
     job->req = req;
@@ -112,10 +112,10 @@ class PreadThreadPoolMethod final : public ReadMethod {
       ++running_;
     }
     pool_->Enqueue(job, req.priority + options().priority);
-    return SubmitResult::kQueued;
+    return ReadSubmitResult::kQueued;
   }
 
-  StatusOr<size_t> DoReap(size_t min, size_t max, Completion* out) override {
+  StatusOr<size_t> DoReap(size_t min, size_t max, ReadCompletion* out) override {
     PoolJob* got = nullptr;
     {
       std::unique_lock<std::mutex> lock(mu_);

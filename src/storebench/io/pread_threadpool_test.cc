@@ -94,8 +94,8 @@ TEST(PreadThreadPool, WorkersShareOnePool) {
       std::vector<std::vector<char>> bufs(4, std::vector<char>(3000));
       std::vector<ReadRequest> slot(4);
       std::vector<int> free_slots = {0, 1, 2, 3};
-      Completion done[4];
-      auto check = [&](const Completion& c) {
+      ReadCompletion done[4];
+      auto check = [&](const ReadCompletion& c) {
         const std::vector<char> want = Pattern(c.file, c.offset, std::min<uint64_t>(c.length, kSize - c.offset));
         if (c.error != 0 || c.bytes != want.size() || !std::equal(want.begin(), want.end(), bufs[c.tag].begin())) {
           failures[w] = "wrong bytes at file " + std::to_string(c.file) + " offset " + std::to_string(c.offset);
@@ -111,13 +111,13 @@ TEST(PreadThreadPool, WorkersShareOnePool) {
         free_slots.pop_back();
         slot[s] = ReadRequest{.file = static_cast<int>(rng() % 2), .offset = rng() % kSize, .length = 3000,
                               .buf = bufs[s].data(), .tag = static_cast<uint64_t>(s), .priority = int(rng() % 3)};
-        Completion c;
-        StatusOr<SubmitResult> r = method.Submit(slot[s], &c);
-        if (!r.ok() || *r == SubmitResult::kBusy) {
+        ReadCompletion c;
+        StatusOr<ReadSubmitResult> r = method.Submit(slot[s], &c);
+        if (!r.ok() || *r == ReadSubmitResult::kBusy) {
           failures[w] = "unexpected submit result";
           return;
         }
-        if (*r == SubmitResult::kCompleted) check(c);
+        if (*r == ReadSubmitResult::kCompleted) check(c);
       }
       while (method.in_flight() > 0) {
         const size_t n = *method.Reap(1, 4, done);

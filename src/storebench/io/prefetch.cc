@@ -117,16 +117,16 @@ Status SequentialReader::Issue(int index) {
   req.tag = static_cast<uint64_t>(index);
   req.priority = options_.priority;
   for (;;) {
-    Completion done;
-    StatusOr<SubmitResult> r = method_.Submit(req, &done);
+    ReadCompletion done;
+    StatusOr<ReadSubmitResult> r = method_.Submit(req, &done);
     if (!r.ok()) return r.status();
-    if (*r == SubmitResult::kCompleted) {
+    if (*r == ReadSubmitResult::kCompleted) {
       c.bytes = done.bytes;
       c.error = method_.ErrorStatus(done);
       c.state = State::kReady;
       return Status::Ok();
     }
-    if (*r == SubmitResult::kQueued) {
+    if (*r == ReadSubmitResult::kQueued) {
       c.state = State::kPending;
       return Status::Ok();
     }
@@ -142,7 +142,7 @@ Status SequentialReader::Wait(int index) {
     return Status::Ok();
   }
   while (chunks_[index].state == State::kPending) {
-    Completion done[2];
+    ReadCompletion done[2];
     StatusOr<size_t> n = method_.Reap(1, 2, done);
     if (!n.ok()) return n.status();
     for (size_t i = 0; i < *n; ++i) {

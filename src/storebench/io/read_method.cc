@@ -72,7 +72,7 @@ Status ReadMethod::Validate(const ReadRequest& req) const {
   return CheckDirectRead(files_[static_cast<size_t>(req.file)], req.offset, req.length, req.buf);
 }
 
-void ReadMethod::Account(const Completion* done, size_t n) {
+void ReadMethod::Account(const ReadCompletion* done, size_t n) {
   counters_.completions += n;
   for (size_t i = 0; i < n; ++i) {
     counters_.bytes_returned += done[i].bytes;
@@ -83,7 +83,7 @@ void ReadMethod::Account(const Completion* done, size_t n) {
 // Only the plain request's path is inline, and every return hands back a
 // prvalue or the one named result, so the StatusOr is built in the caller's
 // slot: the per-read cost is the hook call and four counter adds.
-StatusOr<SubmitResult> ReadMethod::Submit(const ReadRequest& req, Completion* done) {
+StatusOr<ReadSubmitResult> ReadMethod::Submit(const ReadRequest& req, ReadCompletion* done) {
   if (!Plain(req)) [[unlikely]] {
     Status st = Validate(req);
     if (!st.ok()) return st;
@@ -91,12 +91,12 @@ StatusOr<SubmitResult> ReadMethod::Submit(const ReadRequest& req, Completion* do
   return SubmitValid(req, done);
 }
 
-inline StatusOr<SubmitResult> ReadMethod::SubmitValid(const ReadRequest& req, Completion* done) {
-  StatusOr<SubmitResult> res = timing_ ? TimedDoSubmit(req, done) : DoSubmit(req, done);
-  if (res.ok() && *res != SubmitResult::kBusy) [[likely]] {
+inline StatusOr<ReadSubmitResult> ReadMethod::SubmitValid(const ReadRequest& req, ReadCompletion* done) {
+  StatusOr<ReadSubmitResult> res = timing_ ? TimedDoSubmit(req, done) : DoSubmit(req, done);
+  if (res.ok() && *res != ReadSubmitResult::kBusy) [[likely]] {
     counters_.requests++;
     counters_.bytes_requested += req.length;
-    if (*res == SubmitResult::kCompleted) {
+    if (*res == ReadSubmitResult::kCompleted) {
       Account(done, 1);
     } else {
       ++in_flight_;
@@ -105,14 +105,14 @@ inline StatusOr<SubmitResult> ReadMethod::SubmitValid(const ReadRequest& req, Co
   return res;
 }
 
-StatusOr<SubmitResult> ReadMethod::TimedDoSubmit(const ReadRequest& req, Completion* done) {
+StatusOr<ReadSubmitResult> ReadMethod::TimedDoSubmit(const ReadRequest& req, ReadCompletion* done) {
   const uint64_t t0 = TimerStart();
-  StatusOr<SubmitResult> res = DoSubmit(req, done);
+  StatusOr<ReadSubmitResult> res = DoSubmit(req, done);
   TimerStop(t0);
   return res;
 }
 
-StatusOr<size_t> ReadMethod::SubmitBatch(std::span<const ReadRequest> reqs, Completion* done, size_t* n_done) {
+StatusOr<size_t> ReadMethod::SubmitBatch(std::span<const ReadRequest> reqs, ReadCompletion* done, size_t* n_done) {
   *n_done = 0;
   // Validation walks the whole batch first so a bad request never leaves half of it in flight.
   for (const ReadRequest& r : reqs) STOREBENCH_RETURN_IF_ERROR(Validate(r));
@@ -127,19 +127,19 @@ StatusOr<size_t> ReadMethod::SubmitBatch(std::span<const ReadRequest> reqs, Comp
   return *acc;
 }
 
-StatusOr<size_t> ReadMethod::DoSubmitBatch(std::span<const ReadRequest> reqs, Completion* done, size_t* n_done) {
+StatusOr<size_t> ReadMethod::DoSubmitBatch(std::span<const ReadRequest> reqs, ReadCompletion* done, size_t* n_done) {
   size_t accepted = 0;
   for (const ReadRequest& r : reqs) {
-    StatusOr<SubmitResult> res = DoSubmit(r, done + *n_done);
+    StatusOr<ReadSubmitResult> res = DoSubmit(r, done + *n_done);
     if (!res.ok()) return res.status();
-    if (*res == SubmitResult::kBusy) break;
-    if (*res == SubmitResult::kCompleted) ++*n_done;
+    if (*res == ReadSubmitResult::kBusy) break;
+    if (*res == ReadSubmitResult::kCompleted) ++*n_done;
     ++accepted;
   }
   return accepted;
 }
 
-StatusOr<size_t> ReadMethod::Reap(size_t min, size_t max, Completion* out) {
+StatusOr<size_t> ReadMethod::Reap(size_t min, size_t max, ReadCompletion* out) {
   if (in_flight_ == 0 || max == 0) return size_t{0};
   const uint64_t t0 = TimerStart();
   StatusOr<size_t> n = DoReap(std::min({min, max, in_flight_}), max, out);
@@ -160,10 +160,10 @@ StatusOr<size_t> ReadMethod::Read(int file_index, uint64_t offset, size_t length
   req.length = length;
   req.buf = buf;
   req.priority = priority;
-  Completion c;
-  StatusOr<SubmitResult> r = Submit(req, &c);
+  ReadCompletion c;
+  StatusOr<ReadSubmitResult> r = Submit(req, &c);
   if (!r.ok()) return r.status();
-  if (*r != SubmitResult::kCompleted) {
+  if (*r != ReadSubmitResult::kCompleted) {
     StatusOr<size_t> n = Reap(1, 1, &c);
     if (!n.ok()) return n.status();
   }
@@ -171,7 +171,7 @@ StatusOr<size_t> ReadMethod::Read(int file_index, uint64_t offset, size_t length
   return c.bytes;
 }
 
-Status ReadMethod::ErrorStatus(const Completion& c) const {
+Status ReadMethod::ErrorStatus(const ReadCompletion& c) const {
   if (c.error == 0) return Status::Ok();
   const std::string path = c.file >= 0 && static_cast<size_t>(c.file) < files_.size()
                                 ? fmt::format("{} at offset {}", files_[static_cast<size_t>(c.file)].path, c.offset)

@@ -11,7 +11,7 @@
 //   m->Reap(1, 16, out);                              // wait for >= 1, take <= 16
 //
 // A read returns fewer bytes than asked only at end of file; errors arrive in the
-// Completion as an errno (ErrorStatus() turns one into a Status naming the path).
+// ReadCompletion as an errno (ErrorStatus() turns one into a Status naming the path).
 // Requests that can never succeed (bad file index, misaligned O_DIRECT read) are
 // refused by Submit itself with InvalidArgument.
 //
@@ -40,7 +40,7 @@ namespace storebench::io {
 class ThreadPool;
 
 // What a method can do, so callers test flags instead of comparing names.
-enum Capability : uint32_t {
+enum MethodCapability : uint32_t {
   kCapAsync = 1u << 0,          // several reads in flight per object; Submit may return kQueued
   kCapDirect = 1u << 1,         // accepts MethodOptions::direct (O_DIRECT)
   kCapBatchSubmit = 1u << 2,    // SubmitBatch costs one syscall for the whole batch
@@ -75,12 +75,13 @@ struct ReadRequest {
   uint64_t offset = 0;
   size_t length = 0;
   char* buf = nullptr;    // >= length bytes, caller-owned until completion
-  uint64_t tag = 0;       // returned unchanged in the Completion
+  uint64_t tag = 0;       // returned unchanged in the ReadCompletion
   int priority = 0;       // lower first (kCapPriorities); added to MethodOptions::priority
   int fixed_buffer = -1;  // index of the fixed buffer `buf` lies in, or -1
 };
 
-struct Completion {
+// One finished read (a backend's finished op is backend::Completion).
+struct ReadCompletion {
   uint64_t tag = 0;
   int file = 0;
   uint64_t offset = 0;
@@ -89,8 +90,8 @@ struct Completion {
   int error = 0;       // errno, 0 on success
 };
 
-enum class SubmitResult { kCompleted, kQueued, kBusy };
-
+// What Submit did with a read: the same contract as backend::SubmitResult, one level down.
+enum class ReadSubmitResult { kCompleted, kQueued, kBusy };
 
 class ReadMethod {
  public:
@@ -100,7 +101,7 @@ class ReadMethod {
 
   std::string_view name() const { return name_; }
   uint32_t capabilities() const { return caps_; }
-  bool Has(Capability c) const { return (caps_ & c) != 0; }
+  bool Has(MethodCapability c) const { return (caps_ & c) != 0; }
   const MethodOptions& options() const { return options_; }
 
   // Opens `path` for this method and returns its index for ReadRequest::file.
@@ -114,13 +115,13 @@ class ReadMethod {
   // written only on kCompleted. Non-ok only when the request is malformed.
   // The per-read path: one virtual call into the method, the full check only
   // for requests that need it (O_DIRECT, fixed buffers, anything out of range).
-  StatusOr<SubmitResult> Submit(const ReadRequest& req, Completion* done);
+  StatusOr<ReadSubmitResult> Submit(const ReadRequest& req, ReadCompletion* done);
   // Submits reads together (one syscall for kCapBatchSubmit methods): returns how
   // many of `reqs` were accepted, in order; those finished at once are written to
   // done[0..*n_done). The rest were refused as busy: reap, then submit them again.
-  StatusOr<size_t> SubmitBatch(std::span<const ReadRequest> reqs, Completion* done, size_t* n_done);
+  StatusOr<size_t> SubmitBatch(std::span<const ReadRequest> reqs, ReadCompletion* done, size_t* n_done);
   // Waits until at least min(min, in_flight()) reads finish and stores up to `max` in `out`.
-  StatusOr<size_t> Reap(size_t min, size_t max, Completion* out);
+  StatusOr<size_t> Reap(size_t min, size_t max, ReadCompletion* out);
   // Reads submitted and not yet reaped.
   size_t in_flight() const { return in_flight_; }
 
@@ -128,7 +129,7 @@ class ReadMethod {
   // millions of times (a benchmark's worker): a synchronous read with the
   // caller's own buffer (no fixed buffer), of a file not opened O_DIRECT, with
   // nothing in flight. One indirect call into the method's read loop, the same
-  // counters and timing as Submit, no Completion, no validation: the caller
+  // counters and timing as Submit, no ReadCompletion, no validation: the caller
   // checks PlainReads() once (methods without a plain read return false).
   bool PlainReads(int file) const {
     return plain_ != nullptr && in_flight_ == 0 && static_cast<size_t>(file) < files_.size() &&
@@ -152,7 +153,7 @@ class ReadMethod {
   StatusOr<size_t> Read(int file, uint64_t offset, size_t length, char* buf, int priority = 0);
 
   // "<op> <path> at <offset>: <strerror>" for a failed completion.
-  Status ErrorStatus(const Completion& c) const;
+  Status ErrorStatus(const ReadCompletion& c) const;
 
   // Buffer i of MethodOptions::fixed_buffers (registered with the kernel where
   // the method supports it), aligned for O_DIRECT.
@@ -172,12 +173,12 @@ class ReadMethod {
   // Method hooks. DoSubmit receives validated requests; methods with priorities
   // order by req.priority + options().priority.
   virtual Status OnOpen(int /*index*/) { return Status::Ok(); }
-  virtual StatusOr<SubmitResult> DoSubmit(const ReadRequest& req, Completion* done) = 0;
+  virtual StatusOr<ReadSubmitResult> DoSubmit(const ReadRequest& req, ReadCompletion* done) = 0;
   // Default: DoSubmit one by one. Returns the accepted count; completed reads
   // are written to done[0..*n_done).
-  virtual StatusOr<size_t> DoSubmitBatch(std::span<const ReadRequest> reqs, Completion* done, size_t* n_done);
+  virtual StatusOr<size_t> DoSubmitBatch(std::span<const ReadRequest> reqs, ReadCompletion* done, size_t* n_done);
   // Only async methods queue reads; sync ones never reach here with work to do.
-  virtual StatusOr<size_t> DoReap(size_t /*min*/, size_t /*max*/, Completion* /*out*/) { return size_t{0}; }
+  virtual StatusOr<size_t> DoReap(size_t /*min*/, size_t /*max*/, ReadCompletion* /*out*/) { return size_t{0}; }
   // Syscall name used in ErrorStatus.
   virtual std::string_view ReadOpName() const { return "read"; }
 
@@ -207,14 +208,14 @@ class ReadMethod {
 
  private:
   Status Validate(const ReadRequest& req) const;
-  StatusOr<SubmitResult> SubmitValid(const ReadRequest& req, Completion* done);
-  [[gnu::noinline]] StatusOr<SubmitResult> TimedDoSubmit(const ReadRequest& req, Completion* done);
+  StatusOr<ReadSubmitResult> SubmitValid(const ReadRequest& req, ReadCompletion* done);
+  [[gnu::noinline]] StatusOr<ReadSubmitResult> TimedDoSubmit(const ReadRequest& req, ReadCompletion* done);
   // True when `req` needs no more checking than this (the common read).
   bool Plain(const ReadRequest& req) const {
     return static_cast<size_t>(req.file) < files_.size() && req.buf != nullptr && req.fixed_buffer < 0 &&
            !files_[static_cast<size_t>(req.file)].direct;
   }
-  void Account(const Completion* done, size_t n);
+  void Account(const ReadCompletion* done, size_t n);
   uint64_t TimerStart() const { return timing_ ? clock_.NowNs() : 0; }
   void TimerStop(uint64_t start_ns) {
     if (!timing_) return;

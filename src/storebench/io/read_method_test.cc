@@ -149,8 +149,8 @@ TEST_P(MethodTest, BatchedReadsOfSeveralFilesCompleteWithTheirTags) {
     r.tag = 100 + i;
     reqs.push_back(r);
   }
-  std::map<uint64_t, Completion> got;
-  std::vector<Completion> done(reqs.size());
+  std::map<uint64_t, ReadCompletion> got;
+  std::vector<ReadCompletion> done(reqs.size());
   size_t next = 0;
   while (got.size() < reqs.size()) {
     size_t n_done = 0;
@@ -164,7 +164,7 @@ TEST_P(MethodTest, BatchedReadsOfSeveralFilesCompleteWithTheirTags) {
     for (size_t i = 0; i < *reaped; ++i) got[done[i].tag] = done[i];
   }
   for (size_t i = 0; i < reqs.size(); ++i) {
-    const Completion& c = got.at(100 + i);
+    const ReadCompletion& c = got.at(100 + i);
     ASSERT_EQ(c.error, 0) << method_->ErrorStatus(c).message();
     const std::vector<char> want = Pattern(static_cast<uint64_t>(c.file) + 1, c.offset, 4000);
     EXPECT_EQ(c.bytes, 4000u);
@@ -213,7 +213,7 @@ TEST(ReadMethodSubmit, RefusesUnopenedFileAndMissingFile) {
   r.file = 3;
   r.length = 8;
   r.buf = buf;
-  Completion c;
+  ReadCompletion c;
   EXPECT_EQ(m->Submit(r, &c).status().code(), Status::Code::kInvalidArgument);
   StatusOr<int> f = m->Open("/nonexistent/storebench/file");
   ASSERT_FALSE(f.ok());
@@ -314,20 +314,20 @@ TEST(IoUring, ReadsSubmittedBackToBackShareOneEnter) {
   ReadMethod& method = **m;
   const int f = *method.Open(dir.WriteFile("d", 8 * 4096, 9));
   std::vector<std::vector<char>> bufs(8, std::vector<char>(4096));
-  Completion c;
+  ReadCompletion c;
   for (uint64_t i = 0; i < 8; ++i) {
     ReadRequest r{.file = f, .offset = i * 4096, .length = 4096, .buf = bufs[i].data(), .tag = i};
-    ASSERT_EQ(*method.Submit(r, &c), SubmitResult::kQueued);
+    ASSERT_EQ(*method.Submit(r, &c), ReadSubmitResult::kQueued);
   }
   EXPECT_EQ(method.counters().Of(Syscall::kIoUringEnter), 0u) << "a queued read cost a syscall";
   ReadRequest extra{.file = f, .offset = 0, .length = 4096, .buf = bufs[0].data(), .tag = 9};
-  EXPECT_EQ(*method.Submit(extra, &c), SubmitResult::kBusy);  // the ring is full
-  std::vector<Completion> out(8);
+  EXPECT_EQ(*method.Submit(extra, &c), ReadSubmitResult::kBusy);  // the ring is full
+  std::vector<ReadCompletion> out(8);
   size_t got = 0;
   while (got < 8) got += *method.Reap(1, 8 - got, out.data() + got);
   EXPECT_GE(method.counters().Of(Syscall::kIoUringEnter), 1u);
   EXPECT_LE(method.counters().Of(Syscall::kIoUringEnter), 8u);
-  for (const Completion& done : out) {
+  for (const ReadCompletion& done : out) {
     EXPECT_EQ(done.error, 0);
     ASSERT_EQ(done.bytes, 4096u);
     const std::vector<char> want = Pattern(9, done.tag * 4096, 4096);
@@ -349,8 +349,8 @@ TEST(IoUring, ShortReadAtEndOfFileIsContinuedAndFixedBuffersWork) {
   const int f = *method.Open(dir.WriteFile("d", 10000, 5));
   const std::span<char> buf = method.fixed_buffer(0);
   ReadRequest r{.file = f, .offset = 9000, .length = 4096, .buf = buf.data(), .tag = 1, .fixed_buffer = 0};
-  Completion c;
-  ASSERT_EQ(*method.Submit(r, &c), SubmitResult::kQueued);
+  ReadCompletion c;
+  ASSERT_EQ(*method.Submit(r, &c), ReadSubmitResult::kQueued);
   ASSERT_EQ(*method.Reap(1, 1, &c), 1u);
   EXPECT_EQ(c.error, 0);
   EXPECT_EQ(c.bytes, 1000u);
@@ -391,18 +391,18 @@ TEST(ReadMethodSubmit, AsyncMethodsReportBusyAtTheirLimit) {
     ASSERT_TRUE(m.ok()) << m.status().message();
     const int f = *(*m)->Open(path);
     char bufs[3][512];
-    Completion c[3];
+    ReadCompletion c[3];
     size_t completed = 0;
-    std::vector<SubmitResult> results;
+    std::vector<ReadSubmitResult> results;
     for (int i = 0; i < 3; ++i) {
       ReadRequest r{.file = f, .offset = 512u * i, .length = 512, .buf = bufs[i], .tag = uint64_t(i)};
-      StatusOr<SubmitResult> s = (*m)->Submit(r, &c[completed]);
+      StatusOr<ReadSubmitResult> s = (*m)->Submit(r, &c[completed]);
       ASSERT_TRUE(s.ok());
       results.push_back(*s);
     }
-    EXPECT_EQ(results[0], SubmitResult::kQueued) << name;
-    EXPECT_EQ(results[1], SubmitResult::kQueued) << name;
-    EXPECT_EQ(results[2], SubmitResult::kBusy) << name;
+    EXPECT_EQ(results[0], ReadSubmitResult::kQueued) << name;
+    EXPECT_EQ(results[1], ReadSubmitResult::kQueued) << name;
+    EXPECT_EQ(results[2], ReadSubmitResult::kBusy) << name;
     StatusOr<size_t> n = (*m)->Reap(2, 3, c);
     ASSERT_TRUE(n.ok());
     EXPECT_EQ(*n, 2u) << name;

@@ -52,7 +52,7 @@ Status WriteArchives(WhisperFile& f, const Header& header, Allocation allocation
 }  // namespace
 
 Status Create(const std::string& path, std::vector<ArchiveSpec> archives, const CreateOptions& options,
-              const IoOptions& io, IoCounters* counters) {
+              const IoOptions& io, SyscallCounters* counters) {
   STOREBENCH_RETURN_IF_ERROR(ValidateArchiveList(archives));
   STOREBENCH_RETURN_IF_ERROR(CheckXFilesFactor(options.x_files_factor));
   Header header;
@@ -82,7 +82,7 @@ Status Create(const std::string& path, std::vector<ArchiveSpec> archives, const 
   return Status::Ok();
 }
 
-StatusOr<Header> Info(const std::string& path, const IoOptions& io, IoCounters* counters) {
+StatusOr<Header> Info(const std::string& path, const IoOptions& io, SyscallCounters* counters) {
   StatusOr<std::unique_ptr<WhisperFile>> f = WhisperFile::Open(path, OpenMode::kRead, io, counters);
   if (!f.ok()) return f.status();
   StatusOr<Header> h = (*f)->ReadHeader();
@@ -93,7 +93,7 @@ StatusOr<Header> Info(const std::string& path, const IoOptions& io, IoCounters* 
 
 StatusOr<AggregationSetting> SetAggregation(const std::string& path, std::optional<AggregationMethod> method,
                                             std::optional<double> x_files_factor, const IoOptions& io,
-                                            IoCounters* counters) {
+                                            SyscallCounters* counters) {
   StatusOr<std::unique_ptr<WhisperFile>> f = WhisperFile::Open(path, OpenMode::kReadWrite, io, counters);
   if (!f.ok()) return f.status();
   StatusOr<Header> h = (*f)->ReadHeader();

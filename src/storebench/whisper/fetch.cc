@@ -88,7 +88,7 @@ StatusOr<std::optional<FetchResult>> FetchFile(WhisperFile& f, int64_t from, int
 }
 
 StatusOr<std::optional<FetchResult>> Fetch(const std::string& path, int64_t from, int64_t until, int64_t now,
-                                           const IoOptions& io, IoCounters* counters,
+                                           const IoOptions& io, SyscallCounters* counters,
                                            std::optional<uint32_t> seconds_per_point) {
   StatusOr<std::unique_ptr<WhisperFile>> f = WhisperFile::Open(path, OpenMode::kRead, io, counters);
   if (!f.ok()) return f.status();

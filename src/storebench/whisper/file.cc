@@ -13,15 +13,15 @@
 
 namespace storebench::whisper {
 
-IoCounters& IoCounters::operator+=(const IoCounters& o) {
+SyscallCounters& SyscallCounters::operator+=(const SyscallCounters& o) {
   open += o.open, close += o.close, pread += o.pread, pwrite += o.pwrite, read += o.read, write += o.write;
   lseek += o.lseek, flock += o.flock, fadvise += o.fadvise, fstat += o.fstat;
   bytes_read += o.bytes_read, bytes_written += o.bytes_written;
   return *this;
 }
 
-IoCounters IoCounters::operator-(const IoCounters& o) const {
-  IoCounters d = *this;
+SyscallCounters SyscallCounters::operator-(const SyscallCounters& o) const {
+  SyscallCounters d = *this;
   d.open -= o.open, d.close -= o.close, d.pread -= o.pread, d.pwrite -= o.pwrite, d.read -= o.read;
   d.write -= o.write, d.lseek -= o.lseek, d.flock -= o.flock, d.fadvise -= o.fadvise, d.fstat -= o.fstat;
   d.bytes_read -= o.bytes_read, d.bytes_written -= o.bytes_written;
@@ -59,7 +59,7 @@ void HeaderCache::Invalidate(const std::string& path) {
   headers_.erase(path);
 }
 
-WhisperFile::WhisperFile(std::string path, int fd, bool writable, const IoOptions& options, IoCounters* sink)
+WhisperFile::WhisperFile(std::string path, int fd, bool writable, const IoOptions& options, SyscallCounters* sink)
     : path_(std::move(path)), fd_(fd), writable_(writable), options_(options), sink_(sink) {}
 
 WhisperFile::~WhisperFile() { (void)Close(); }
@@ -73,7 +73,7 @@ void WhisperFile::Count(F&& bump) {
 Status WhisperFile::Fail(std::string_view op, int err) { return ErrnoStatus(op, path_, err); }
 
 StatusOr<std::unique_ptr<WhisperFile>> WhisperFile::Open(const std::string& path, OpenMode mode,
-                                                         const IoOptions& options, IoCounters* counters) {
+                                                         const IoOptions& options, SyscallCounters* counters) {
   if (options.mode == IoMode::kBuffered && options.buffer_size == 0) {
     return Status::InvalidArgument("open whisper file " + path + ": buffered mode needs a buffer size > 0");
   }
@@ -82,7 +82,7 @@ StatusOr<std::unique_ptr<WhisperFile>> WhisperFile::Open(const std::string& path
   int fd = ::open(path.c_str(), flags, 0644);
   const int open_errno = errno;
   std::unique_ptr<WhisperFile> f(new WhisperFile(path, fd, mode != OpenMode::kRead, options, counters));
-  f->Count([](IoCounters& c) { ++c.open; });
+  f->Count([](SyscallCounters& c) { ++c.open; });
   if (fd < 0) {
     if (mode == OpenMode::kCreate && open_errno == EEXIST) {
       return Status::InvalidArgument(fmt::format("File {} already exists!", path));
@@ -92,7 +92,7 @@ StatusOr<std::unique_ptr<WhisperFile>> WhisperFile::Open(const std::string& path
   // Python's FileIO always fstat()s a new file; we need the size for validation anyway.
   if (options.check_file_size || f->python_mode()) {
     struct stat st;
-    f->Count([](IoCounters& c) { ++c.fstat; });
+    f->Count([](SyscallCounters& c) { ++c.fstat; });
     if (::fstat(fd, &st) != 0) return f->Fail("fstat", errno);
     f->file_size_ = static_cast<uint64_t>(st.st_size);
   }
@@ -106,7 +106,7 @@ StatusOr<std::unique_ptr<WhisperFile>> WhisperFile::Open(const std::string& path
     }
   }
   if (options.fadvise_random) {
-    f->Count([](IoCounters& c) { ++c.fadvise; });
+    f->Count([](SyscallCounters& c) { ++c.fadvise; });
     int rc = ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
     if (rc != 0) return f->Fail("posix_fadvise", rc);
   }
@@ -114,7 +114,7 @@ StatusOr<std::unique_ptr<WhisperFile>> WhisperFile::Open(const std::string& path
 }
 
 StatusOr<int64_t> WhisperFile::SysLseek(int64_t offset, int whence) {
-  Count([](IoCounters& c) { ++c.lseek; });
+  Count([](SyscallCounters& c) { ++c.lseek; });
   off_t r = ::lseek(fd_, offset, whence);
   if (r < 0) return Fail("lseek", errno);
   abs_pos_ = r;
@@ -123,11 +123,11 @@ StatusOr<int64_t> WhisperFile::SysLseek(int64_t offset, int whence) {
 
 StatusOr<size_t> WhisperFile::SysRead(void* buf, size_t n) {
   for (;;) {
-    Count([](IoCounters& c) { ++c.read; });
+    Count([](SyscallCounters& c) { ++c.read; });
     ssize_t r = ::read(fd_, buf, n);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return Fail("read", errno);
-    Count([r](IoCounters& c) { c.bytes_read += static_cast<uint64_t>(r); });
+    Count([r](SyscallCounters& c) { c.bytes_read += static_cast<uint64_t>(r); });
     if (abs_pos_ != -1) abs_pos_ += r;
     return static_cast<size_t>(r);
   }
@@ -136,11 +136,11 @@ StatusOr<size_t> WhisperFile::SysRead(void* buf, size_t n) {
 Status WhisperFile::SysWriteAll(const void* buf, size_t n) {
   const auto* p = static_cast<const uint8_t*>(buf);
   while (n > 0) {
-    Count([](IoCounters& c) { ++c.write; });
+    Count([](SyscallCounters& c) { ++c.write; });
     ssize_t r = ::write(fd_, p, n);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return Fail("write", errno);
-    Count([r](IoCounters& c) { c.bytes_written += static_cast<uint64_t>(r); });
+    Count([r](SyscallCounters& c) { c.bytes_written += static_cast<uint64_t>(r); });
     if (abs_pos_ != -1) abs_pos_ += r;
     p += r, n -= static_cast<size_t>(r);
   }
@@ -149,7 +149,7 @@ Status WhisperFile::SysWriteAll(const void* buf, size_t n) {
 
 Status WhisperFile::Lock() {
   if (!options_.lock || locked_) return Status::Ok();
-  Count([](IoCounters& c) { ++c.flock; });
+  Count([](SyscallCounters& c) { ++c.flock; });
   if (::flock(fd_, LOCK_EX) != 0) return Fail("flock", errno);
   locked_ = true;
   return Status::Ok();
@@ -218,11 +218,11 @@ template <typename Syscall, typename Counter>
 StatusOr<size_t> WhisperFile::Positioned(const char* op, uint64_t offset, size_t n, Syscall call, Counter counter) {
   size_t done = 0;
   while (done < n) {
-    Count([&counter](IoCounters& c) { ++(c.*counter.first); });
+    Count([&counter](SyscallCounters& c) { ++(c.*counter.first); });
     ssize_t r = call(done, static_cast<off_t>(offset + done));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return Fail(op, errno);
-    Count([&counter, r](IoCounters& c) { c.*counter.second += static_cast<uint64_t>(r); });
+    Count([&counter, r](SyscallCounters& c) { c.*counter.second += static_cast<uint64_t>(r); });
     if (r == 0) break;
     done += static_cast<size_t>(r);
   }
@@ -231,11 +231,11 @@ StatusOr<size_t> WhisperFile::Positioned(const char* op, uint64_t offset, size_t
 
 StatusOr<size_t> WhisperFile::SysPread(uint64_t offset, void* buf, size_t n) {
   for (;;) {
-    Count([](IoCounters& c) { ++c.pread; });
+    Count([](SyscallCounters& c) { ++c.pread; });
     ssize_t r = ::pread(fd_, buf, n, static_cast<off_t>(offset));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return Fail("pread", errno);
-    Count([r](IoCounters& c) { c.bytes_read += static_cast<uint64_t>(r); });
+    Count([r](SyscallCounters& c) { c.bytes_read += static_cast<uint64_t>(r); });
     return static_cast<size_t>(r);
   }
 }
@@ -250,7 +250,7 @@ Status WhisperFile::ReadAt(uint64_t offset, void* buf, size_t n) {
   auto* p = static_cast<uint8_t*>(buf);
   StatusOr<size_t> done = Positioned("pread", offset, n,
                                      [&](size_t at, off_t off) { return ::pread(fd_, p + at, n - at, off); },
-                                     std::pair{&IoCounters::pread, &IoCounters::bytes_read});
+                                     std::pair{&SyscallCounters::pread, &SyscallCounters::bytes_read});
   if (!done.ok()) return done.status();
   if (*done < n) {
     return Status::Corruption(fmt::format("read whisper file {}: file ends before byte {} (read {} of {} at {})",
@@ -275,7 +275,7 @@ Status WhisperFile::SysPwriteAll(uint64_t offset, const void* buf, size_t n) {
   const auto* p = static_cast<const uint8_t*>(buf);
   StatusOr<size_t> done = Positioned("pwrite", offset, n,
                                      [&](size_t at, off_t off) { return ::pwrite(fd_, p + at, n - at, off); },
-                                     std::pair{&IoCounters::pwrite, &IoCounters::bytes_written});
+                                     std::pair{&SyscallCounters::pwrite, &SyscallCounters::bytes_written});
   if (done.ok() && *done < n) return Fail("pwrite", EIO);  // the kernel wrote nothing and said no error
   return done.status();
 }
@@ -294,7 +294,7 @@ Status WhisperFile::Close() {
   Status st;
   if (options_.mode == IoMode::kBuffered && writable_) st = FlushAndRewind();
   if (plans_reads()) st = Flush();
-  Count([](IoCounters& c) { ++c.close; });
+  Count([](SyscallCounters& c) { ++c.close; });
   if (::close(fd_) != 0 && st.ok()) st = Fail("close", errno);
   fd_ = -1;
   return st;

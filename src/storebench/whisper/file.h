@@ -47,7 +47,7 @@ enum class IoMode { kExact, kMinimal, kPythonUnbuffered, kBuffered };
 std::string_view IoModeName(IoMode mode);
 
 // Syscalls by kind and bytes moved by them; a plain value that callers sum and diff.
-struct IoCounters {
+struct SyscallCounters {
   uint64_t open = 0, close = 0, pread = 0, pwrite = 0, read = 0, write = 0, lseek = 0, flock = 0,
            fadvise = 0, fstat = 0;
   uint64_t bytes_read = 0, bytes_written = 0;
@@ -55,9 +55,9 @@ struct IoCounters {
   uint64_t syscalls() const {
     return open + close + pread + pwrite + read + write + lseek + flock + fadvise + fstat;
   }
-  IoCounters& operator+=(const IoCounters& o);
-  IoCounters operator-(const IoCounters& o) const;
-  bool operator==(const IoCounters&) const = default;
+  SyscallCounters& operator+=(const SyscallCounters& o);
+  SyscallCounters operator-(const SyscallCounters& o) const;
+  bool operator==(const SyscallCounters&) const = default;
 };
 
 // Headers by path, like whisper.py's CACHE_HEADERS. Thread-safe.
@@ -96,7 +96,7 @@ class WhisperFile {
   // Opens `path`; kCreate fails with InvalidArgument if the file exists (O_EXCL).
   // Syscalls are added to `counters` if not null, and always to counters().
   static StatusOr<std::unique_ptr<WhisperFile>> Open(const std::string& path, OpenMode mode,
-                                                     const IoOptions& options, IoCounters* counters = nullptr);
+                                                     const IoOptions& options, SyscallCounters* counters = nullptr);
   ~WhisperFile();
   WhisperFile(const WhisperFile&) = delete;
   WhisperFile& operator=(const WhisperFile&) = delete;
@@ -132,14 +132,14 @@ class WhisperFile {
 
   const std::string& path() const { return path_; }
   const IoOptions& options() const { return options_; }
-  const IoCounters& counters() const { return own_; }
+  const SyscallCounters& counters() const { return own_; }
   // Bytes whisper's algorithm asked to read through this handle (headers from
   // the cache excluded), whatever the mode moved: the denominator of read amplification.
   uint64_t requested_read_bytes() const { return requested_read_bytes_; }
   std::optional<uint64_t> file_size() const { return file_size_; }
 
  private:
-  WhisperFile(std::string path, int fd, bool writable, const IoOptions& options, IoCounters* sink);
+  WhisperFile(std::string path, int fd, bool writable, const IoOptions& options, SyscallCounters* sink);
   template <typename F>
   void Count(F&& bump);
   Status Fail(std::string_view op, int err);
@@ -185,8 +185,8 @@ class WhisperFile {
   int fd_ = -1;
   bool writable_ = false;
   IoOptions options_;
-  IoCounters* sink_ = nullptr;
-  IoCounters own_;
+  SyscallCounters* sink_ = nullptr;
+  SyscallCounters own_;
   uint64_t requested_read_bytes_ = 0;
   std::optional<uint64_t> file_size_;
   bool locked_ = false;

@@ -29,7 +29,7 @@ std::string Fresh(const std::string& name) {
 
 TEST(WhisperFileTest, ExactModeUsesOnlyPreadAndPwrite) {
   std::string path = Fresh("exact.wsp");
-  IoCounters c;
+  SyscallCounters c;
   ASSERT_TRUE(UpdateMany(path, TenPoints(), kNow, {}, &c).ok());
   EXPECT_EQ(c.lseek + c.read + c.write, 0u);
   EXPECT_EQ(c.open, 1u);
@@ -37,7 +37,7 @@ TEST(WhisperFileTest, ExactModeUsesOnlyPreadAndPwrite) {
   EXPECT_GT(c.pread, 0u);
   EXPECT_GT(c.pwrite, 0u);
   // One pread for a 3-archive header: exactly its 52 bytes.
-  IoCounters h;
+  SyscallCounters h;
   ASSERT_TRUE(Info(path, {}, &h).ok());
   EXPECT_EQ(h.pread, 1u);
   EXPECT_EQ(h.bytes_read, 52u);
@@ -49,7 +49,7 @@ TEST(WhisperFileTest, HeaderCacheSkipsTheHeaderRead) {
   IoOptions io;
   io.header_cache = &cache;
   io.check_file_size = false;
-  IoCounters first, second;
+  SyscallCounters first, second;
   ASSERT_TRUE(Info(path, io, &first).ok());
   ASSERT_TRUE(Info(path, io, &second).ok());
   EXPECT_EQ(first.pread, 1u);
@@ -61,7 +61,7 @@ TEST(WhisperFileTest, LockAndFadviseAreCounted) {
   IoOptions io;
   io.lock = true;
   io.fadvise_random = true;
-  IoCounters c;
+  SyscallCounters c;
   ASSERT_TRUE(UpdateMany(path, TenPoints(), kNow, io, &c).ok());
   EXPECT_EQ(c.flock, 1u);
   EXPECT_EQ(c.fadvise, 1u);
@@ -110,7 +110,7 @@ TEST(WhisperFileTest, PythonModesIssueWhisperPysSyscalls) {
     IoOptions io;
     io.mode = buffering == 0 ? IoMode::kPythonUnbuffered : IoMode::kBuffered;
     io.buffer_size = static_cast<size_t>(buffering);
-    IoCounters c;
+    SyscallCounters c;
     ASSERT_TRUE(UpdateMany(path, TenPoints(), kNow, io, &c).ok());
     SCOPED_TRACE(fmt::format("buffering {}: whisper.py {}", buffering, r.out));
     EXPECT_EQ(c.read, py.value("read", 0u));

@@ -92,7 +92,7 @@ Flushes RunFlushes(const std::string& schema, int64_t k, int64_t days) {
     for (int64_t j = 0; j < k; ++j) pts.push_back({t + j * step, static_cast<double>(i * k + j)});
     const int64_t now = pts.back().timestamp;
     const Floor fl = FloorFor(h, BaseTimestamps(path, h), AlignDown(t, step), AlignDown(now, step));
-    IoCounters m, e;
+    SyscallCounters m, e;
     EXPECT_TRUE(UpdateMany(path, pts, now, minimal, &m).ok());
     EXPECT_TRUE(UpdateMany(exact_path, pts, now, {}, &e).ok());
     SCOPED_TRACE(fmt::format("{} K={} flush {} at {}", schema, k, i, t));
@@ -180,7 +180,7 @@ TEST(MinimalIoTest, FetchFoldsTheFirstBasePointIntoTheHeaderRead) {
   IoOptions minimal;
   minimal.mode = IoMode::kMinimal;
   for (int64_t range : {3600, 7 * 86400}) {
-    IoCounters m, e;
+    SyscallCounters m, e;
     StatusOr<std::optional<FetchResult>> a = Fetch(path, now - range, now, now, minimal, &m);
     StatusOr<std::optional<FetchResult>> b = Fetch(path, now - range, now, now, {}, &e);
     ASSERT_TRUE(a.ok() && b.ok());

@@ -209,7 +209,7 @@ Status ArchiveUpdateMany(WhisperFile& f, const Header& header, size_t archive_in
 }
 
 template <typename Op>
-Status WithFile(const std::string& path, const IoOptions& io, IoCounters* counters, Op op) {
+Status WithFile(const std::string& path, const IoOptions& io, SyscallCounters* counters, Op op) {
   StatusOr<std::unique_ptr<WhisperFile>> f = WhisperFile::Open(path, OpenMode::kReadWrite, io, counters);
   if (!f.ok()) return f.status();
   Status st = op(**f);
@@ -293,12 +293,12 @@ Status UpdateManyFile(WhisperFile& f, std::vector<TimedValue> points, int64_t no
 }
 
 Status Update(const std::string& path, double value, std::optional<int64_t> timestamp, int64_t now,
-              const IoOptions& io, IoCounters* counters) {
+              const IoOptions& io, SyscallCounters* counters) {
   return WithFile(path, io, counters, [&](WhisperFile& f) { return UpdateFile(f, value, timestamp, now); });
 }
 
 Status UpdateMany(const std::string& path, std::vector<TimedValue> points, int64_t now, const IoOptions& io,
-                  IoCounters* counters) {
+                  SyscallCounters* counters) {
   if (points.empty()) return Status::Ok();  // whisper.py does not even open the file
   return WithFile(path, io, counters,
                   [&](WhisperFile& f) { return UpdateManyFile(f, std::move(points), now); });

@@ -51,35 +51,35 @@ struct AggregationSetting {
 // Validates `archives` (see ValidateArchiveList) and writes a new file; InvalidArgument
 // if it exists or the settings are invalid. A partly written file is removed.
 Status Create(const std::string& path, std::vector<ArchiveSpec> archives, const CreateOptions& options,
-              const IoOptions& io = {}, IoCounters* counters = nullptr);
+              const IoOptions& io = {}, SyscallCounters* counters = nullptr);
 
 // Stores `value` at `timestamp` (default `now`) in the best archive and propagates;
 // InvalidArgument "Timestamp not covered..." unless 0 <= now - timestamp < maxRetention.
 Status Update(const std::string& path, double value, std::optional<int64_t> timestamp, int64_t now,
-              const IoOptions& io = {}, IoCounters* counters = nullptr);
+              const IoOptions& io = {}, SyscallCounters* counters = nullptr);
 Status UpdateFile(WhisperFile& file, double value, std::optional<int64_t> timestamp, int64_t now);
 
 // Stores many points: newest first into the archives that can hold them, the last
 // point of an interval winning, older-than-retention points dropped; then propagates.
 Status UpdateMany(const std::string& path, std::vector<TimedValue> points, int64_t now,
-                  const IoOptions& io = {}, IoCounters* counters = nullptr);
+                  const IoOptions& io = {}, SyscallCounters* counters = nullptr);
 Status UpdateManyFile(WhisperFile& file, std::vector<TimedValue> points, int64_t now);
 
 // Reads (from, until] from the archive whisper.py would choose (or the one with
 // `seconds_per_point` if given); nullopt when the range is outside the retention.
 StatusOr<std::optional<FetchResult>> Fetch(const std::string& path, int64_t from, int64_t until, int64_t now,
-                                           const IoOptions& io = {}, IoCounters* counters = nullptr,
+                                           const IoOptions& io = {}, SyscallCounters* counters = nullptr,
                                            std::optional<uint32_t> seconds_per_point = std::nullopt);
 StatusOr<std::optional<FetchResult>> FetchFile(WhisperFile& file, int64_t from, int64_t until, int64_t now,
                                                std::optional<uint32_t> seconds_per_point = std::nullopt);
 
 // The validated header of `path`.
-StatusOr<Header> Info(const std::string& path, const IoOptions& io = {}, IoCounters* counters = nullptr);
+StatusOr<Header> Info(const std::string& path, const IoOptions& io = {}, SyscallCounters* counters = nullptr);
 
 // Rewrites the aggregation method and/or xFilesFactor (unset: keep) and returns the old
 // ones; invalidates the header cache entry of `path`.
 StatusOr<AggregationSetting> SetAggregation(const std::string& path, std::optional<AggregationMethod> method,
                                             std::optional<double> x_files_factor, const IoOptions& io = {},
-                                            IoCounters* counters = nullptr);
+                                            SyscallCounters* counters = nullptr);
 
 }  // namespace storebench::whisper

@@ -7,7 +7,7 @@ namespace storebench::backend::file {
 using measure::MergeRule;
 using measure::Unit;
 
-void RunAccounting::Begin() {
+void FileAccounting::Begin() {
   std::lock_guard<std::mutex> lock(mu_);
   io_ = {};
   harness_ = {};
@@ -15,12 +15,12 @@ void RunAccounting::Begin() {
   first_error_ = Status::Ok();
 }
 
-Status RunAccounting::End() {
+Status FileAccounting::End() {
   std::lock_guard<std::mutex> lock(mu_);
   return first_error_;
 }
 
-void RunAccounting::AddWorker(const WorkerTotals& t) {
+void FileAccounting::AddWorker(const FileWorkerTotals& t) {
   std::lock_guard<std::mutex> lock(mu_);
   io_ += t.io;
   harness_.samples += t.harness.samples;
@@ -38,13 +38,13 @@ void RunAccounting::AddWorker(const WorkerTotals& t) {
   if (first_error_.ok() && !t.first_error.ok()) first_error_ = t.first_error;
 }
 
-uint64_t RunAccounting::Ops() const {
+uint64_t FileAccounting::Ops() const {
   uint64_t n = 0;
   for (const auto& [id, g] : groups_) n += g.ops;
   return n;
 }
 
-void RunAccounting::Figures(const Dataset& dataset, const FileOptions& o, measure::MetricSet* out) const {
+void FileAccounting::Figures(const Dataset& dataset, const FileOptions& o, measure::MetricSet* out) const {
   std::lock_guard<std::mutex> lock(mu_);
   out->Counter({"io", "ops"}, Ops(), Unit::kOps);
   out->Counter({"io", "reads"}, io_.requests, Unit::kCalls);

@@ -1,4 +1,4 @@
-// RunAccounting: what the `file` backend reports about a run beyond latency —
+// FileAccounting: what the `file` backend reports about a run beyond latency —
 // what the read methods asked of the kernel (IoCounters summed over every
 // worker), the harness's own cost per op (below), and per worker group the reads and the time of the first full
 // scan — as typed figures. What the kernel says it did (/proc/self/io), CPU
@@ -49,7 +49,7 @@ struct HarnessSamples {
 };
 
 // What one worker did, handed over when it finishes.
-struct WorkerTotals {
+struct FileWorkerTotals {
   int group = 0;
   uint64_t ops = 0;               // ops started in the measured window
   uint64_t first_pass_ns = 0;     // scans: time from the run's start to the end of the first full pass; 0 = none
@@ -59,13 +59,13 @@ struct WorkerTotals {
   Status first_error;             // first I/O or verify failure
 };
 
-class RunAccounting {
+class FileAccounting {
  public:
   // Resets the totals.
   void Begin();
   // Returns the first failure a worker reported (it fails the run).
   Status End();
-  void AddWorker(const WorkerTotals& totals);
+  void AddWorker(const FileWorkerTotals& totals);
 
   void Figures(const Dataset& dataset, const FileOptions& options, measure::MetricSet* out) const;
 

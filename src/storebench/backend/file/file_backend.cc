@@ -151,7 +151,7 @@ class FileBackend final : public Backend {
 
   CommonOptions common_;
   FileShared shared_;
-  RunAccounting accounting_;
+  FileAccounting accounting_;
   std::unique_ptr<io::ThreadPool> pool_;
 };
 

@@ -98,12 +98,12 @@ class FileWorkerBase : public Worker {
   }
 
   // The outcome of a finished read of dataset file `file_id` into `buf`.
-  uint32_t Check(const io::ReadMethod& m, const io::Completion& c, uint32_t file_id, const char* buf) {
+  uint32_t Check(const io::ReadMethod& m, const io::ReadCompletion& c, uint32_t file_id, const char* buf) {
     if (c.error == 0 && c.bytes == c.length && !shared_.options.verify) [[likely]] return kOk;
     return CheckSlow(m, c, file_id, buf);
   }
 
-  [[gnu::noinline]] uint32_t CheckSlow(const io::ReadMethod& m, const io::Completion& c, uint32_t file_id,
+  [[gnu::noinline]] uint32_t CheckSlow(const io::ReadMethod& m, const io::ReadCompletion& c, uint32_t file_id,
                                        const char* buf) {
     if (c.error != 0) return Fail(m.ErrorStatus(c), kErrorIo);
     if (c.bytes != c.length) {
@@ -153,7 +153,7 @@ class FileWorkerBase : public Worker {
   const WorkerContext context_;
   std::vector<std::unique_ptr<io::ReadMethod>> methods_;
   BlockVerifier verifier_;
-  WorkerTotals totals_;
+  FileWorkerTotals totals_;
   io::IoCounters io_at_measure_start_;
   const measure::Clock& clock_ = measure::Clock::Default();
   uint32_t sample_countdown_ = kSamplePeriod;
@@ -226,7 +226,7 @@ class BlockWorker final : public FileWorkerBase {
   // lines are out of the L1 cache, and updating them per op cost ~1.5 % of a
   // 2 µs warm read beside the bare loop on the same CPU (the locals cost
   // nothing measurable there).
-  bool RunClosed(ClosedLoop& loop) override {
+  bool RunClosed(measure::OpPolicy& loop) override {
     if (!plain_) return false;
     workload::Random rng = rng_;
     char* const buf = bufs_[0];
@@ -243,13 +243,9 @@ class BlockWorker final : public FileWorkerBase {
         ops = 0;
         countdown = sample_countdown_;
       }
-      const io::ReadOutcome got = method_->ReadPlain(file, offset, length, buf);
-      const uint64_t end = loop.Now();
-      ++ops;
-      uint32_t outcome = kOk;
-      if (got.error != 0 || got.bytes != length) [[unlikely]]
-        outcome = PlainFailure(file, offset, length, got);
-      loop.Done(0, outcome, got.bytes, start, end);
+      uint64_t end;
+      const Completion c = ReadPlainBlock(0, file, offset, length, buf, ops, [&] { end = loop.Now(); });
+      loop.Done(c.kind, c.outcome, c.bytes, start, end);
       if (--countdown <= 1) [[unlikely]] {
         sample_countdown_ = countdown;
         SampleWindow();
@@ -268,12 +264,7 @@ class BlockWorker final : public FileWorkerBase {
     io::ReadRequest& r = req_;
     if (plain_) [[likely]] {
       NextBlock(rng_, &r.file, &r.offset);
-      const io::ReadOutcome got = method_->ReadPlain(r.file, r.offset, r.length, bufs_[0]);
-      ++totals_.ops;
-      uint32_t outcome = kOk;
-      if (got.error != 0 || got.bytes != r.length) [[unlikely]]
-        outcome = PlainFailure(r.file, r.offset, r.length, got);
-      *out = Completion{tag, 0, outcome, got.bytes};
+      *out = ReadPlainBlock(tag, r.file, r.offset, r.length, bufs_[0], totals_.ops, [] {});
       return SubmitResult::kCompleted;
     }
     if (dist_) {
@@ -289,17 +280,17 @@ class BlockWorker final : public FileWorkerBase {
     r.buf = bufs_[slot];
     r.tag = tag;
     r.fixed_buffer = fixed_ ? static_cast<int>(slot) : -1;
-    io::Completion c;
-    StatusOr<io::SubmitResult> res = method_->Submit(r, &c);
+    io::ReadCompletion c;
+    StatusOr<io::ReadSubmitResult> res = method_->Submit(r, &c);
     if (!res.ok()) [[unlikely]] {
       ++totals_.ops;
       *out = Completion{tag, 0, Fail(res.status(), kErrorIo), 0};
       return SubmitResult::kCompleted;
     }
-    if (*res == io::SubmitResult::kBusy) return SubmitResult::kBusy;
+    if (*res == io::ReadSubmitResult::kBusy) return SubmitResult::kBusy;
     ++totals_.ops;
     if (!dist_) Advance();
-    if (*res == io::SubmitResult::kQueued) return SubmitResult::kQueued;
+    if (*res == io::ReadSubmitResult::kQueued) return SubmitResult::kQueued;
     *out = Finish(c);
     return SubmitResult::kCompleted;
   }
@@ -327,9 +318,25 @@ class BlockWorker final : public FileWorkerBase {
     }
   }
 
+  // The plain read step, for Submit and RunClosed alike: `length` bytes of
+  // block (file, offset) into `buf` (ReadMethod::ReadPlain), counted in `ops`.
+  // `returned` runs as soon as the read returns (RunClosed reads the op's end
+  // there), before a failure is looked into.
+  template <typename Returned>
+  [[gnu::always_inline]] Completion ReadPlainBlock(uint64_t tag, int file, uint64_t offset, size_t length, char* buf,
+                                                   uint64_t& ops, Returned returned) {
+    const io::ReadOutcome got = method_->ReadPlain(file, offset, length, buf);
+    returned();
+    ++ops;
+    uint32_t outcome = kOk;
+    if (got.error != 0 || got.bytes != length) [[unlikely]]
+      outcome = PlainFailure(file, offset, length, got);
+    return Completion{tag, 0, outcome, got.bytes};
+  }
+
   // The outcome of a plain read that failed or came back short (plain reads are never verified).
   [[gnu::noinline]] uint32_t PlainFailure(int file, uint64_t offset, size_t length, const io::ReadOutcome& got) {
-    return CheckSlow(*method_, io::Completion{0, file, offset, length, got.bytes, got.error},
+    return CheckSlow(*method_, io::ReadCompletion{0, file, offset, length, got.bytes, got.error},
                      static_cast<uint32_t>(file), bufs_[0]);
   }
 
@@ -340,7 +347,7 @@ class BlockWorker final : public FileWorkerBase {
     scan_file_ = (scan_file_ + 1) % share_.size();
   }
 
-  Completion Finish(const io::Completion& c) {
+  Completion Finish(const io::ReadCompletion& c) {
     const uint32_t outcome =
         Check(*method_, c, static_cast<uint32_t>(c.file), bufs_[c.tag < depth_ ? c.tag : c.tag % depth_]);
     if (!dist_) {
@@ -357,7 +364,7 @@ class BlockWorker final : public FileWorkerBase {
   uint64_t align_ = 1;
   std::vector<io::AlignedBuffer> owned_;
   std::vector<char*> bufs_;
-  std::vector<io::Completion> done_;
+  std::vector<io::ReadCompletion> done_;
   io::ReadRequest req_;  // length and priority set once; the rest per op
   // randread
   std::unique_ptr<workload::KeyDistribution> dist_;
@@ -518,17 +525,17 @@ class ColumnsWorker final : public FileWorkerBase {
   }
 
  private:
-  void Take(const io::Completion& c) {
+  void Take(const io::ReadCompletion& c) {
     outcome_ = std::max(outcome_, Check(*method_, c, static_cast<uint32_t>(c.file), bufs_[c.tag].data()));
     bytes_ += c.bytes;
   }
 
   Status ReadOneByOne() {
     for (const io::ReadRequest& r : reqs_) {
-      io::Completion c;
+      io::ReadCompletion c;
       auto res = method_->Submit(r, &c);
       if (!res.ok()) return res.status();
-      if (*res != io::SubmitResult::kCompleted) {
+      if (*res != io::ReadSubmitResult::kCompleted) {
         auto n = method_->Reap(1, 1, &c);
         if (!n.ok()) return n.status();
       }
@@ -562,7 +569,7 @@ class ColumnsWorker final : public FileWorkerBase {
   io::ReadMethod* method_ = nullptr;
   std::vector<io::AlignedBuffer> bufs_;
   std::vector<io::ReadRequest> reqs_;
-  std::vector<io::Completion> done_;
+  std::vector<io::ReadCompletion> done_;
   bool together_ = false;
   std::unique_ptr<workload::KeyDistribution> dist_;
   workload::Random rng_{1};

@@ -33,7 +33,7 @@ struct FileShared {
   FileOptions options;
   Dataset dataset;
   io::ThreadPool* pool = nullptr;  // pread_threadpool's reads and sync prefetch; may be null
-  RunAccounting* accounting = nullptr;
+  FileAccounting* accounting = nullptr;
   int total_threads = 1;
   uint64_t start_ns = 0;           // set by BeforeRun, before any worker starts
 };

@@ -17,7 +17,7 @@ using measure::Unit;
 
 constexpr double kPageSize = 4096;
 
-std::array<std::pair<const char*, uint64_t>, 10> Kinds(const whisper::IoCounters& c) {
+std::array<std::pair<const char*, uint64_t>, 10> Kinds(const whisper::SyscallCounters& c) {
   return {{{"open", c.open},
            {"close", c.close},
            {"pread", c.pread},
@@ -70,19 +70,19 @@ OpTotals OpTotals::operator-(const OpTotals& o) const {
   return d;
 }
 
-void RunAccounting::Begin(const Dataset& dataset) {
+void WhisperAccounting::Begin(const Dataset& dataset) {
   std::lock_guard<std::mutex> lock(mu_);
   update_ = {}, fetch_ = {};
   last_now_ = dataset.start;
   first_error_ = Status::Ok();
 }
 
-Status RunAccounting::End() {
+Status WhisperAccounting::End() {
   std::lock_guard<std::mutex> lock(mu_);
   return first_error_;
 }
 
-void RunAccounting::AddWorker(const WorkerTotals& t) {
+void WhisperAccounting::AddWorker(const WhisperWorkerTotals& t) {
   std::lock_guard<std::mutex> lock(mu_);
   update_ += t.update;
   fetch_ += t.fetch;
@@ -90,13 +90,13 @@ void RunAccounting::AddWorker(const WorkerTotals& t) {
   if (first_error_.ok() && !t.first_error.ok()) first_error_ = t.first_error;
 }
 
-OpTotals RunAccounting::All() const {
+OpTotals WhisperAccounting::All() const {
   OpTotals all = update_;
   all += fetch_;
   return all;
 }
 
-void RunAccounting::Figures(const Dataset& dataset, const WhisperOptions& o, MetricSet* out) const {
+void WhisperAccounting::Figures(const Dataset& dataset, const WhisperOptions& o, MetricSet* out) const {
   std::lock_guard<std::mutex> lock(mu_);
   const OpTotals all = All();
   if (!first_error_.ok()) out->Text({"first_error"}, first_error_.message());
@@ -114,7 +114,7 @@ void RunAccounting::Figures(const Dataset& dataset, const WhisperOptions& o, Met
   // Page-cache hit ratio as BCC's cachestat counts it (page insertions, readahead
   // included, are misses), estimated: 1 - pages read from the device / pages the
   // data syscalls looked up (one per syscall + bytes moved / 4 KiB).
-  const whisper::IoCounters& c = all.io;
+  const whisper::SyscallCounters& c = all.io;
   const uint64_t lookup_bytes = (c.read + c.pread + c.write + c.pwrite) * static_cast<uint64_t>(kPageSize) +
                                 c.bytes_read + c.bytes_written;
   out->Counter({"whisper", "page_lookup_bytes"}, lookup_bytes, Unit::kBytes);

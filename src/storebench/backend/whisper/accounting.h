@@ -1,4 +1,4 @@
-// RunAccounting: what the `whisper` backend reports about a run beyond
+// WhisperAccounting: what the `whisper` backend reports about a run beyond
 // latency, as typed figures — the syscalls and bytes whisper's updates and
 // fetches cost (summed from every worker's own counters) and what they asked
 // to read; with the driver's /proc/self/io figures these give read
@@ -31,26 +31,26 @@ struct OpTotals {
   uint64_t errors = 0;
   uint64_t requested_read_bytes = 0;  // what whisper's algorithm asked to read
   uint64_t points = 0;                // updates: points given to update_many
-  whisper::IoCounters io;             // syscalls and the bytes they moved
+  whisper::SyscallCounters io;        // syscalls and the bytes they moved
 
   OpTotals& operator+=(const OpTotals& o);
   OpTotals operator-(const OpTotals& o) const;
 };
 
 // What one worker did, handed over when it finishes.
-struct WorkerTotals {
+struct WhisperWorkerTotals {
   OpTotals update, fetch;
   int64_t last_now = 0;  // the worker's simulated clock at its end
   Status first_error;
 };
 
-class RunAccounting {
+class WhisperAccounting {
  public:
   // Resets the totals.
   void Begin(const Dataset& dataset);
   // Returns the first failure a worker reported; Figures() shows it as first_error.
   Status End();
-  void AddWorker(const WorkerTotals& totals);
+  void AddWorker(const WhisperWorkerTotals& totals);
 
   void Figures(const Dataset& dataset, const WhisperOptions& options, measure::MetricSet* out) const;
 

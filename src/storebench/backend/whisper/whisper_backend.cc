@@ -75,7 +75,7 @@ class WhisperBackend final : public Backend {
   CommonOptions common_;
   whisper::HeaderCache header_cache_;
   WhisperShared shared_;
-  RunAccounting accounting_;
+  WhisperAccounting accounting_;
 };
 
 }  // namespace

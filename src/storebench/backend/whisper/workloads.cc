@@ -29,7 +29,7 @@ class WhisperWorker final : public Worker {
 
   ~WhisperWorker() override {
     // The simulated clock runs on the whole run's update count; the results cover the measured window.
-    WorkerTotals measured = totals_;
+    WhisperWorkerTotals measured = totals_;
     measured.update = totals_.update - at_measure_start_.update;
     measured.fetch = totals_.fetch - at_measure_start_.fetch;
     shared_.accounting->AddWorker(measured);
@@ -122,8 +122,8 @@ class WhisperWorker final : public Worker {
   std::unique_ptr<workload::KeyDistribution> dist_;
   std::vector<int64_t> next_;      // per owned metric: the interval its next flush starts at
   std::vector<whisper::TimedValue> points_;
-  WorkerTotals totals_;
-  WorkerTotals at_measure_start_;
+  WhisperWorkerTotals totals_;
+  WhisperWorkerTotals at_measure_start_;
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ enum Outcome : uint32_t { kOk = 0, kError = 1 };
 struct WhisperShared {
   WhisperOptions options;  // io.header_cache points at the backend's cache when enabled
   Dataset dataset;
-  RunAccounting* accounting = nullptr;
+  WhisperAccounting* accounting = nullptr;
   int total_threads = 1;
 };
 
