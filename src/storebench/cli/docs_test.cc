@@ -121,7 +121,7 @@ TEST(Docs, EveryPathTheyNameExists) {
     if (m.position() > 0 && line[m.position() - 1] == '/') return;  // inside build/…: made by a build
     ++named;
     // A pattern or a placeholder (backend/NAME/) names no one file.
-    if (p.find_first_of("*{}") != std::string::npos || std::regex_search(p, std::regex("/[A-Z]+(/|$)"))) return;
+    if (p.find_first_of("*{}") != std::string::npos || std::regex_search(p, std::regex("/[A-Z]+([./]|$)"))) return;
     bool found = fs::exists(root / p);
     // A bench/ program is named as it is built (bench/record_cost is bench/record_cost.cc).
     for (const char* ext : {".cc", ".sh", ".py"}) found = found || fs::exists(root / (p + ext));
@@ -184,6 +184,44 @@ TEST(Docs, EveryFlagTheyNameIsInTheHelpOrAnotherProgramsFlag) {
     EXPECT_FALSE(help.count(f)) << f << " is listed as " << program << "'s, but storebench's help prints it";
     EXPECT_TRUE(others_used.count(f)) << f << " is listed as " << program << "'s, but no document names it";
   }
+}
+
+// docs/architecture.md's diagram lists the folders top to bottom; a source
+// file (tests aside) includes only folders below its own.
+TEST(Docs, TheLayerDiagramIsTheIncludeGraph) {
+  if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
+  const std::string doc = Slurp(SourceDir() / "docs" / "architecture.md");
+  const size_t begin = doc.find("```\n"), end = doc.find("```", begin + 4);
+  ASSERT_NE(end, std::string::npos) << "docs/architecture.md has no diagram";
+  std::vector<std::string> order;
+  std::istringstream diagram(doc.substr(begin + 4, end - begin - 4));
+  const std::regex layer(R"(^([a-z_]+)/\s)");
+  for (std::string line; std::getline(diagram, line);)
+    if (std::smatch m; std::regex_search(line, m, layer)) order.push_back(m[1].str());
+  ASSERT_GE(order.size(), 8u);
+  auto floor = [&](const std::string& name) {
+    return static_cast<int>(std::find(order.begin(), order.end(), name) - order.begin());
+  };
+  const fs::path src = SourceDir() / "src" / "storebench";
+  const std::regex include(R"(#include "storebench/([a-z_]+)/)");
+  size_t includes = 0;
+  for (const auto& e : fs::recursive_directory_iterator(src)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || name.find("_test") != std::string::npos) continue;
+    if (e.path().extension() != ".h" && e.path().extension() != ".cc") continue;
+    const std::string own = fs::relative(e.path(), src).begin()->string();
+    if (own == "testing") continue;  // test-only, outside the layers
+    EXPECT_LT(floor(own), static_cast<int>(order.size())) << own << "/ is not in docs/architecture.md's diagram";
+    const std::string text = Slurp(e.path());
+    for (std::sregex_iterator it(text.begin(), text.end(), include), stop; it != stop; ++it) {
+      const std::string to = (*it)[1].str();
+      if (to == own) continue;
+      ++includes;
+      EXPECT_GT(floor(to), floor(own)) << fs::relative(e.path(), src).string() << " includes " << to
+                                       << "/, which docs/architecture.md's diagram puts at or above " << own << "/";
+    }
+  }
+  EXPECT_GT(includes, 100u);
 }
 
 // Every key path of a document: objects' keys joined by dots, an array's

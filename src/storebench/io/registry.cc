@@ -1,4 +1,6 @@
 #include <array>
+#include <string>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -12,22 +14,32 @@ struct Entry {
   std::unique_ptr<ReadMethod> (*make)(const MethodOptions&);
 };
 
-const std::array<Entry, 5>& Entries() {
-  static const std::array<Entry, 5> entries = {{
+// Every read method, in --method's order: adding one is one line here (and
+// its declarations in methods.h).
+const auto& Entries() {
+  static const auto entries = std::to_array<Entry>({
       {&kBufferedReadInfo, NewBufferedRead},
       {&kPreadInfo, NewPread},
       {&kPreadThreadPoolInfo, NewPreadThreadPool},
       {&kMmapInfo, NewMmap},
       {&kIoUringInfo, NewIoUring},
-  }};
+  });
   return entries;
+}
+
+// "pread, pread_threadpool, io_uring": the names of the methods with `capability`.
+std::string NamesWith(uint32_t capability) {
+  std::string names;
+  for (const Entry& e : Entries())
+    if (e.info->capabilities & capability) names += fmt::format("{}{}", names.empty() ? "" : ", ", e.info->name);
+  return names;
 }
 
 }  // namespace
 
 std::span<const MethodInfo> ReadMethods() {
-  static const std::array<MethodInfo, 5> infos = [] {
-    std::array<MethodInfo, 5> out{};
+  static const auto infos = [] {
+    std::array<MethodInfo, std::tuple_size_v<std::remove_cvref_t<decltype(Entries())>>> out{};
     for (size_t i = 0; i < out.size(); ++i) out[i] = *Entries()[i].info;
     return out;
   }();
@@ -39,7 +51,7 @@ StatusOr<std::unique_ptr<ReadMethod>> CreateReadMethod(std::string_view name, co
     if (e.info->name != name) continue;
     if (options.direct && (e.info->capabilities & kCapDirect) == 0) {
       return Status::InvalidArgument(
-          fmt::format("read method {} cannot use O_DIRECT (direct works with pread, pread_threadpool, io_uring)", name));
+          fmt::format("read method {} cannot use O_DIRECT (direct works with {})", name, NamesWith(kCapDirect)));
     }
     std::unique_ptr<ReadMethod> m = e.make(options);
     STOREBENCH_RETURN_IF_ERROR(m->AllocateFixedBuffers());
