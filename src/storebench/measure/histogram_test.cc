@@ -357,5 +357,29 @@ TEST(Histogram, ResetAndMergeCoverTheWholeRecordedSpan) {
   EXPECT_EQ(h.CountAtOrBelow(UINT64_MAX), 1u);
 }
 
+// RecordBatch reaches the state n calls of Record reach: the same encoding
+// (every count, min, max, sum in the same order, saturation), also for values
+// beyond the range and batches that span many pages of the bucket array.
+TEST(Histogram, ABatchRecordsWhatOneRecordPerValueRecords) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> dist(9.0, 2.5);
+  for (size_t n : {0, 1, 63, 64, 1000}) {
+    HistogramOptions o;
+    o.highest = 10'000'000;
+    Histogram one(o), batch(o);
+    std::vector<uint64_t> values(n);
+    for (uint64_t& v : values) v = 1 + static_cast<uint64_t>(dist(rng));  // some beyond 10 ms
+    one.Record(5);
+    batch.Record(5);
+    for (uint64_t v : values) one.Record(v);
+    batch.RecordBatch(values.data(), values.size());
+    EXPECT_EQ(batch.Encode(), one.Encode()) << n << " values";
+    EXPECT_EQ(batch.mean(), one.mean());
+    EXPECT_EQ(batch.saturated(), one.saturated());
+    ASSERT_TRUE(one.Merge(batch).ok());  // the written pages hold every count: merge and re-query agree
+    EXPECT_EQ(one.count(), 2 * (n + 1));
+  }
+}
+
 }  // namespace
 }  // namespace storebench::measure

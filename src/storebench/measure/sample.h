@@ -60,7 +60,7 @@ class Sample {
   // times and their bytes in all. The same as n RecordClosed() calls.
   void RecordClosedBatch(uint32_t kind, uint32_t outcome, const uint64_t* service_ns, size_t n, uint64_t bytes) {
     KindSample& k = kinds_[kind];
-    for (size_t i = 0; i < n; ++i) k.service.Record(service_ns[i]);
+    k.service.RecordBatch(service_ns, n);
     k.outcomes[outcome] += n;
     k.bytes += bytes;
   }
