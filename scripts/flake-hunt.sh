@@ -30,7 +30,7 @@ for i in $(seq "$n"); do
   echo "run $i: $(grep -E '^[0-9]+% tests passed' "$logs/run$i.log" || echo 'no summary') ($((SECONDS - t0)) s)"
 done
 echo "# failed (test: runs)"
-cat "$logs"/run*.log | grep -E 'Test +#[0-9]+: .*(\*\*\*Failed|Failed|Timeout|Exception)' | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort | uniq -c | sort -rn || true
+cat "$logs"/run*.log | grep -E 'Test +#[0-9]+: .*\*\*\*(Failed|Timeout|Exception)' | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort | uniq -c | sort -rn || true
 echo "# skipped (test: runs)"
-cat "$logs"/run*.log | grep -E 'Test +#[0-9]+: .*Skipped' | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort | uniq -c | sort -rn || true
+cat "$logs"/run*.log | grep -E 'Test +#[0-9]+: .*\*\*\*Skipped' | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' | sort | uniq -c | sort -rn || true
 exit $bad
