@@ -62,27 +62,37 @@ bool Base64Decode(std::string_view text, std::string* bytes) {
   return true;
 }
 
-void AppendZigZagVarint(std::string* out, int64_t value) {
-  uint64_t z = (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
-  while (z >= 0x80) {
-    out->push_back(static_cast<char>((z & 0x7f) | 0x80));
-    z >>= 7;
+void AppendVarint(std::string* out, uint64_t value) {
+  while (value >= 0x80) {
+    out->push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
   }
-  out->push_back(static_cast<char>(z));
+  out->push_back(static_cast<char>(value));
 }
 
-bool ReadZigZagVarint(std::string_view in, size_t* pos, int64_t* value) {
-  uint64_t z = 0;
+bool ReadVarint(std::string_view in, size_t* pos, uint64_t* value) {
+  uint64_t v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (*pos >= in.size()) return false;
     uint8_t b = static_cast<uint8_t>(in[(*pos)++]);
-    z |= uint64_t(b & 0x7f) << shift;
+    v |= uint64_t(b & 0x7f) << shift;
     if (!(b & 0x80)) {
-      *value = static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
+      *value = v;
       return true;
     }
   }
   return false;
+}
+
+void AppendZigZagVarint(std::string* out, int64_t value) {
+  AppendVarint(out, (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63));
+}
+
+bool ReadZigZagVarint(std::string_view in, size_t* pos, int64_t* value) {
+  uint64_t z = 0;
+  if (!ReadVarint(in, pos, &z)) return false;
+  *value = static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
+  return true;
 }
 
 }  // namespace storebench::measure

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "storebench/measure/base64.h"
@@ -166,34 +167,37 @@ uint64_t Histogram::CountAtOrBelow(uint64_t value) const {
   return n;
 }
 
-std::string Histogram::Encode() const {
-  // Varint stream over the bucket array: a positive zigzag value is a count,
-  // a negative one is a run of that many empty buckets (HdrHistogram's idea).
-  // Only written pages are read: the rest are runs of zeros by construction.
-  std::string bytes;
+// Varint stream over the buckets from min's to max's: a positive zigzag value
+// is a count, a negative one a run of that many empty buckets (HdrHistogram's
+// idea). Only written pages are read: the rest are runs of zeros by construction.
+void Histogram::AppendBucketRuns(std::string* out) const {
+  if (total_ == 0) return;
   size_t zeros = 0;  // empty buckets not yet written out, ending at `next`
-  size_t next = 0;
-  auto flush = [&] {
-    if (zeros) AppendZigZagVarint(&bytes, -static_cast<int64_t>(zeros));
-    zeros = 0;
-  };
-  if (total_) {
-    ForEachWrittenRange(IndexOf(min_), IndexOf(max_), [&](size_t begin, size_t end) {
-      zeros += begin - next;
-      for (size_t i = begin; i < end; ++i) {
-        if (counts_[i] == 0) {
-          ++zeros;
-        } else {
-          flush();
-          AppendZigZagVarint(&bytes, static_cast<int64_t>(counts_[i]));
-        }
+  size_t next = IndexOf(min_);
+  ForEachWrittenRange(IndexOf(min_), IndexOf(max_), [&](size_t begin, size_t end) {
+    zeros += begin - next;
+    for (size_t i = begin; i < end; ++i) {
+      if (counts_[i] == 0) {
+        ++zeros;
+      } else {
+        if (zeros) AppendZigZagVarint(out, -static_cast<int64_t>(zeros));
+        zeros = 0;
+        AppendZigZagVarint(out, static_cast<int64_t>(counts_[i]));
       }
-      next = end;
-      return true;
-    });
-  }
-  zeros += counts_.size() - next;
-  flush();
+    }
+    next = end;
+    return true;
+  });
+}
+
+std::string Histogram::Encode() const {
+  // The bucket runs over the whole array: from bucket 0, to the last.
+  std::string bytes;
+  const size_t first = total_ ? IndexOf(min_) : counts_.size();
+  if (first) AppendZigZagVarint(&bytes, -static_cast<int64_t>(first));
+  AppendBucketRuns(&bytes);
+  if (total_ && IndexOf(max_) + 1 < counts_.size())
+    AppendZigZagVarint(&bytes, -static_cast<int64_t>(counts_.size() - IndexOf(max_) - 1));
   return fmt::format("hlog1:{}:{}:{}:{}:{:.17g}:{}:{}", options_.significant_digits, options_.highest, min(), max_,
                      sum_, saturated_, Base64Encode(bytes));
 }
@@ -260,6 +264,73 @@ StatusOr<Histogram> Histogram::Decode(std::string_view text) {
   h.sum_ = sum;
   h.saturated_ = sat;
   return h;
+}
+
+void Histogram::AppendBinary(std::string* out) const {
+  std::string runs;
+  AppendBucketRuns(&runs);
+  for (uint64_t v : {static_cast<uint64_t>(options_.significant_digits), options_.highest, min(), max_, saturated_,
+                     static_cast<uint64_t>(runs.size())})
+    AppendVarint(out, v);
+  char sum[sizeof sum_];
+  std::memcpy(sum, &sum_, sizeof sum_);
+  out->append(sum, sizeof sum);
+  out->append(runs);
+}
+
+Status Histogram::MergeBinary(std::string_view in, size_t* pos) {
+  auto bad = [](std::string_view why) { return Status::Corruption(fmt::format("binary histogram: {}", why)); };
+  uint64_t digits = 0, highest = 0, mn = 0, mx = 0, saturated = 0, length = 0;
+  for (uint64_t* field : {&digits, &highest, &mn, &mx, &saturated, &length})
+    if (!ReadVarint(in, pos, field)) return bad("truncated header");
+  if (digits != static_cast<uint64_t>(options_.significant_digits) || highest != options_.highest)
+    return Status::InvalidArgument(fmt::format("binary histogram: {} digits up to {}, this one {} digits up to {}",
+                                               digits, highest, options_.significant_digits, options_.highest));
+  double sum = 0;
+  if (in.size() - *pos < sizeof sum + length) return bad("truncated");
+  std::memcpy(&sum, in.data() + *pos, sizeof sum);
+  const std::string_view runs = in.substr(*pos + sizeof sum, length);
+  if (runs.empty()) {
+    if (mn || mx || saturated) return bad("empty with a min, max or saturated");
+    *pos += sizeof sum;
+    return Status::Ok();
+  }
+  if (mn > mx || mx > highest_trackable_) return bad("min/max out of range");
+  // Checked whole before any count is added, so a bad message changes nothing:
+  // a count at min's bucket first, one at max's bucket last, nothing outside.
+  const size_t first = IndexOf(mn), last = IndexOf(mx);
+  uint64_t total = 0;
+  size_t index = first, at = 0;
+  bool counted_last = false;
+  while (at < runs.size()) {
+    int64_t v = 0;
+    if (!ReadZigZagVarint(runs, &at, &v) || v == 0) return bad("truncated or zero entry");
+    const bool count = v > 0;
+    const uint64_t n = count ? static_cast<uint64_t>(v) : static_cast<uint64_t>(-v);
+    if (index > last || (!count && (n > last - index || !counted_last))) return bad("a run out of range");
+    if (count) total += n, ++index;
+    else index += n;
+    counted_last = count;
+  }
+  if (index != last + 1 || !counted_last) return bad("min/max disagree with the buckets");
+  index = first, at = 0;
+  while (at < runs.size()) {
+    int64_t v = 0;
+    ReadZigZagVarint(runs, &at, &v);
+    if (v > 0) {
+      counts_[index] += static_cast<uint64_t>(v);
+      Touch(index++);
+    } else {
+      index += static_cast<size_t>(-v);
+    }
+  }
+  *pos += sizeof sum + length;
+  total_ += total;
+  saturated_ += saturated;
+  sum_ += sum;
+  min_ = std::min(min_, mn);
+  max_ = std::max(max_, mx);
+  return Status::Ok();
 }
 
 }  // namespace storebench::measure

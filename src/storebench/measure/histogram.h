@@ -143,21 +143,42 @@ class Histogram {
   // Inverse of Encode(); Corruption on malformed input.
   static StatusOr<Histogram> Decode(std::string_view text);
 
+  // Lossless binary form for messages between processes (a scale-out run's
+  // intervals), appended to *out: varints of the digits, the highest value,
+  // min, max, saturated and the length of the bucket runs, the sum's 8 bytes
+  // (host order: every rank runs on the same architecture), then the bucket
+  // runs from min's bucket to max's (Encode()'s stream without its leading and
+  // trailing runs and without base64): a byte or two per used bucket.
+  void AppendBinary(std::string* out) const;
+  // Adds the observations of a histogram in AppendBinary's form read from
+  // in[*pos...], advancing *pos, without building it: InvalidArgument when its
+  // options differ from this one's, Corruption when malformed (then nothing
+  // is added).
+  Status MergeBinary(std::string_view in, size_t* pos);
+
   // Calls fn(bucket_lowest_value, bucket_highest_value, count) for every non-empty bucket, ascending.
   template <typename Fn>
   void ForEachBucket(Fn&& fn) const {
-    if (total_ == 0) return;
-    ForEachWrittenRange(IndexOf(min_), IndexOf(max_), [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) {
-        if (counts_[i] == 0) continue;
-        uint64_t lo = ValueFromIndex(i);
-        fn(lo, HighestEquivalent(lo), counts_[i]);
-      }
-      return true;
+    ForEachBucketIndex([&](size_t i, uint64_t count) {
+      const uint64_t lo = ValueFromIndex(i);
+      fn(lo, HighestEquivalent(lo), count);
     });
   }
 
  private:
+  // Encode()'s stream of counts and runs of empty buckets, from min's bucket to max's.
+  void AppendBucketRuns(std::string* out) const;
+  // Calls fn(index, count) for every non-empty bucket, ascending.
+  template <typename Fn>
+  void ForEachBucketIndex(Fn&& fn) const {
+    if (total_ == 0) return;
+    ForEachWrittenRange(IndexOf(min_), IndexOf(max_), [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i)
+        if (counts_[i] != 0) fn(i, counts_[i]);
+      return true;
+    });
+  }
+
   // Every non-empty bucket lies between IndexOf(min_) and IndexOf(max_) (both
   // clamped to the trackable range, as Record() clamps), and on a page of the
   // bucket array marked in written_: merging, resetting and querying visit only

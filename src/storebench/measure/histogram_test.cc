@@ -1,5 +1,8 @@
 #include "storebench/measure/histogram.h"
 
+#include "storebench/measure/base64.h"
+
+#include <cstring>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -202,6 +205,99 @@ TEST(Histogram, EncodeDecodeIsLossless) {
   for (double p : {1.0, 50.0, 99.0, 99.99}) EXPECT_EQ(back->ValueAtPercentile(p), h.ValueAtPercentile(p));
   // Compact: far smaller than one decimal number per bucket.
   EXPECT_LT(text.size(), 20000u);
+}
+
+// The binary form merged into a histogram adds exactly what Merge() of the
+// original adds: counts, min, max, sum, saturated; and it is smaller than the text.
+TEST(Histogram, BinaryFormMergesAsTheHistogramItself) {
+  std::mt19937_64 rng(12);
+  std::lognormal_distribution<double> dist(9, 2.5);
+  Histogram a, b;
+  for (int i = 0; i < 30000; ++i) a.Record(static_cast<uint64_t>(dist(rng)), 1 + i % 3);
+  for (int i = 0; i < 5000; ++i) b.Record(static_cast<uint64_t>(dist(rng)));
+  b.Record(10'000'000'000'000);  // saturated
+  std::string bytes;
+  a.AppendBinary(&bytes);
+  b.AppendBinary(&bytes);
+  Histogram got, want;
+  size_t pos = 0;
+  ASSERT_TRUE(got.MergeBinary(bytes, &pos).ok());
+  ASSERT_TRUE(got.MergeBinary(bytes, &pos).ok());
+  EXPECT_EQ(pos, bytes.size());
+  ASSERT_TRUE(want.Merge(a).ok());
+  ASSERT_TRUE(want.Merge(b).ok());
+  EXPECT_EQ(got.Encode(), want.Encode());  // every bucket, min, max, sum and saturated
+  EXPECT_EQ(got.count(), a.count() + b.count());
+  EXPECT_EQ(got.saturated(), 1u);
+  std::string one;
+  a.AppendBinary(&one);
+  EXPECT_LT(one.size(), a.Encode().size());
+
+  // Empty in, nothing added; and into a non-empty one.
+  std::string empty;
+  Histogram().AppendBinary(&empty);
+  pos = 0;
+  ASSERT_TRUE(got.MergeBinary(empty, &pos).ok());
+  EXPECT_EQ(got.Encode(), want.Encode());
+}
+
+TEST(Histogram, BinaryFormRefusesOtherOptionsAndCorruptionWithoutChange) {
+  Histogram h;
+  for (uint64_t v = 1000; v <= 200000; v += 37) h.Record(v);
+  std::string bytes;
+  h.AppendBinary(&bytes);
+  Histogram other({2, 3'600'000'000'000});
+  size_t pos = 0;
+  EXPECT_EQ(other.MergeBinary(bytes, &pos).code(), Status::Code::kInvalidArgument);
+  Histogram into;
+  into.Record(5);
+  const std::string before = into.Encode();
+  // Every truncation is refused, and leaves the histogram as it was.
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    pos = 0;
+    EXPECT_FALSE(into.MergeBinary(std::string_view(bytes).substr(0, n), &pos).ok()) << n;
+    EXPECT_EQ(into.Encode(), before);
+  }
+  // Well-formed bytes that disagree with themselves: entries are counts
+  // (positive) and runs of empty buckets (negative) from min's bucket to max's.
+  auto message = [](uint64_t mn, uint64_t mx, std::vector<int64_t> entries) {
+    std::string runs, m;
+    for (int64_t e : entries) AppendZigZagVarint(&runs, e);
+    for (uint64_t v : {uint64_t{3}, uint64_t{3'600'000'000'000}, mn, mx, uint64_t{0}, uint64_t{runs.size()}})
+      AppendVarint(&m, v);
+    const double sum = 2500.0;
+    char raw[sizeof sum];
+    std::memcpy(raw, &sum, sizeof sum);
+    m.append(raw, sizeof raw);
+    return m + runs;
+  };
+  Histogram shape;
+  shape.Record(1000);
+  shape.Record(1500);
+  std::string good;
+  shape.AppendBinary(&good);
+  // The empty buckets between 1000's and 1500's, read from the real message
+  // rather than assumed from the layout: header, sum, then count 1, run, count 1.
+  size_t at = 0;
+  uint64_t field = 0;
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(ReadVarint(good, &at, &field));
+  at += 8;
+  int64_t one = 0, gap = 0;
+  ASSERT_TRUE(ReadZigZagVarint(good, &at, &one) && ReadZigZagVarint(good, &at, &gap));
+  ASSERT_EQ(one, 1);
+  ASSERT_LT(gap, -1);
+  EXPECT_EQ(message(1000, 1500, {1, gap, 1}), good) << "the hand-made form is the real one";
+  for (const std::string& bad : {message(1000, 3000, {1, gap, 1}),          // max's bucket empty
+                                 message(900, 1500, {1, gap, 1}),           // min's bucket empty
+                                 message(1000, 1500, {-1, 1, gap + 1, 1}),  // a run first
+                                 message(1000, 1500, {1, gap, 1, -1}),      // past max's bucket
+                                 message(1000, 1500, {1, gap, 0, 1}),       // a zero entry
+                                 message(1000, 1500, {1, gap, gap, 1}),     // two runs
+                                 message(1500, 1000, {1, gap, 1})}) {       // min above max
+    pos = 0;
+    EXPECT_EQ(into.MergeBinary(bad, &pos).code(), Status::Code::kCorruption);
+    EXPECT_EQ(into.Encode(), before);
+  }
 }
 
 TEST(Histogram, EncodeEmpty) {
