@@ -62,6 +62,10 @@ struct RunConfig {
   // When the arrivals start (Clock ns, e.g. a start common to several
   // processes); 0 or an instant already past = 1 ms after the workers are ready.
   uint64_t start_at_ns = 0;
+  // Processes of this job that share this host's CPUs, each running these
+  // workers (under mpirun: the ranks on this host). The wait policy and the
+  // hiccup meter's period count the workers of all of them against the CPUs.
+  int host_processes = 1;
   // The platform hiccup meter's sleep period; 0 = no meter (until set); kHiccupAuto = 1 ms
   // when the meter has a CPU the workers do not use, else 10 ms (each of its
   // wake-ups then preempts a worker: at 1 ms they were ~5/6 of the workers'

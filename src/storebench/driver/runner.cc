@@ -82,7 +82,7 @@ void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, RunRe
 class LoadRun {
  public:
   LoadRun(backend::Backend& backend, const RunConfig& config, const std::atomic<bool>* stop, const ProgressFn& progress,
-          const std::atomic<bool>* stonewall);
+          const std::atomic<bool>* stonewall, const std::function<void()>& wake);
   // The start-up's one guard: until the workers are released to run, any
   // return aborts those started so far and joins them.
   ~LoadRun();
@@ -123,6 +123,8 @@ class LoadRun {
   IntervalStats CollectInterval(uint64_t now);
   void AddPlatformFigures(uint64_t now, IntervalStats* st);
   void StopWorkers();
+  // The workers on this host's CPUs: this process's and its peers' (RunConfig::host_processes).
+  size_t HostWorkers() const { return static_cast<size_t>(n_) * static_cast<size_t>(std::max(1, config_.host_processes)); }
   uint64_t MeasuredEnd() const;
   void CollectLastInterval();
   void AddIdealAndOffered();
@@ -134,6 +136,7 @@ class LoadRun {
   const std::atomic<bool>* const stop_;
   const ProgressFn& progress_;
   const std::atomic<bool>* const stonewall_;
+  const std::function<void()>& wake_;
   const Clock& clock_ = Clock::Default();
   const int n_;
   // A run bounded by --duration alone lasts the duration, even when its
@@ -200,12 +203,13 @@ bool OpsBounded(const RunConfig& config) {
 }
 
 LoadRun::LoadRun(backend::Backend& backend, const RunConfig& config, const std::atomic<bool>* stop,
-                 const ProgressFn& progress, const std::atomic<bool>* stonewall)
+                 const ProgressFn& progress, const std::atomic<bool>* stonewall, const std::function<void()>& wake)
     : backend_(backend),
       config_(config),
       stop_(stop),
       progress_(progress),
       stonewall_(stonewall),
+      wake_(wake),
       n_(config.total_threads()),
       window_is_duration_(config.duration_ns > 0 && !OpsBounded(config)),
       base_(backend.Layout()) {
@@ -322,8 +326,7 @@ void LoadRun::PlaceThreads() {
   const WakeupLatency wakeup = MeasureWakeupLatency(clock_);
   result_.wakeup_latency_ns = wakeup.p50_ns;
   result_.wakeup_latency_p99_ns = wakeup.p99_ns;
-  timing_.wait =
-      WaitPolicyFor(config_.wait, wakeup.p99_ns, static_cast<size_t>(n_) < cpus_for_workers_, RunsRealtime());
+  timing_.wait = WaitPolicyFor(config_.wait, wakeup.p99_ns, HostWorkers() < cpus_for_workers_, RunsRealtime());
   result_.spin_ns = timing_.wait.floor_ns;
   result_.wait_yields = timing_.wait.yield;
 }
@@ -493,7 +496,7 @@ void LoadRun::BeginMeasurement() {
 // the workers, this thread and the "sb:" threads, the engine's, the machine's.
 void LoadRun::StartMeters() {
   // The meter's own CPU: one listed as "other", or one the workers leave free.
-  const bool meter_has_cpu = !others_.empty() || static_cast<size_t>(n_) < allowed_.size();
+  const bool meter_has_cpu = !others_.empty() || HostWorkers() < allowed_.size();
   hiccup_period_ = config_.hiccup_period_ns != RunConfig::kHiccupAuto ? config_.hiccup_period_ns
                    : meter_has_cpu                                    ? 1'000'000
                                                                       : 10'000'000;
@@ -570,6 +573,7 @@ void LoadRun::Measure() {
     uint64_t target = timing_.measure_start_ns + k * config_.interval_ns;
     while (!Ended() && clock_.NowNs() < target) {
       measure::SleepUntil(clock_, std::min(target, clock_.NowNs() + 20'000'000));
+      if (wake_) wake_();
       FeedIdeal(false);
       const uint64_t slot_end = clock_.NowNs();
       cpu_account_->Slot(slot_end, [&](size_t i) {
@@ -747,13 +751,14 @@ Percentiles PercentilesOf(const measure::Histogram& h) {
 }
 
 StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, const std::atomic<bool>* stop,
-                            const ProgressFn& progress, const std::atomic<bool>* stonewall) {
+                            const ProgressFn& progress, const std::atomic<bool>* stonewall,
+                            const std::function<void()>& wake) {
   STOREBENCH_RETURN_IF_ERROR(Validate(config, backend));
   static const std::atomic<bool> kNeverStop{false};
   // A stop signal may raise this thread to real-time priority to finish the
   // run promptly (base/stop_signal.h); what runs after the run does not keep it.
   const KeepThreadScheduling keep_scheduling;
-  LoadRun run(backend, config, stop ? stop : &kNeverStop, progress, stonewall);
+  LoadRun run(backend, config, stop ? stop : &kNeverStop, progress, stonewall, wake);
   run.MakeWorkers();
   run.PlaceThreads();
   STOREBENCH_RETURN_IF_ERROR(run.StartWorkers());

@@ -119,7 +119,11 @@ using ProgressFn = std::function<void(const IntervalStats&)>;
 // Runs the load. Errors: a backend's NewWorker() failure or an invalid config.
 // `stonewall`, when raised, ends the run like `stop` without marking it
 // interrupted (another process of a scale-out run finished its ops first).
+// `wake`, when given, is called on the reporter thread each time it wakes in
+// the measured window (at least every 20 ms): a scale-out run takes its
+// messages there. It must return promptly.
 StatusOr<RunResult> RunLoad(backend::Backend& backend, const RunConfig& config, const std::atomic<bool>* stop,
-                            const ProgressFn& progress = nullptr, const std::atomic<bool>* stonewall = nullptr);
+                            const ProgressFn& progress = nullptr, const std::atomic<bool>* stonewall = nullptr,
+                            const std::function<void()>& wake = nullptr);
 
 }  // namespace storebench::driver

@@ -1,5 +1,6 @@
 #include "storebench/job/mpi.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <map>
 
 #include "storebench/driver/runner.h"
+#include "storebench/job/interval_message.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/result_codec.h"
 #include "storebench/measure/clock.h"
@@ -90,9 +92,10 @@ StatusOr<std::vector<std::string>> PrepareJobMpi(MpiSession&, const Job&) {
 
 namespace {
 
-constexpr int kTagInterval = 11;  // a rank's interval, sent to rank 0 as it ends
-constexpr int kTagDone = 12;      // a rank finished its run (stonewall)
+constexpr int kTagUp = 11;        // child to parent in the tree: an interval part ('I') or "done" ('D')
+constexpr int kTagFinished = 12;  // stonewall: a rank finished its run (to rank 0)
 constexpr int kTagClock = 13;     // clock ping-pong
+constexpr int kTagStop = 14;      // stonewall: rank 0 tells every rank to stop
 
 // Broadcasts `text` from rank 0.
 std::string Broadcast(const std::string& text, int rank) {
@@ -121,43 +124,56 @@ std::vector<std::string> Gather(const std::string& text, int rank, int size) {
   return out;
 }
 
-// Sends without waiting for the receiver (rank 0 receives only between its
-// own intervals); the buffers live until Finish().
+// Waits for a request without taking a CPU: Open MPI's blocking calls poll
+// the network without sleeping, so a rank that finished before the others
+// would take a core from a rank still measuring on the same host. A
+// millisecond's sleep between tests costs at most that at the run's end.
+void WaitPolitely(MPI_Request* request) {
+  for (;;) {
+    int done = 0;
+    MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    usleep(1000);
+  }
+}
+
+// Sends without waiting for the receiver (it takes messages between its own
+// intervals); each buffer lives until its send completed.
 class Sender {
  public:
   void Send(std::string text, int to, int tag) {
+    Reap();
+    bytes_ += text.size();
+    ++messages_;
     buffers_.push_back(std::move(text));
     requests_.emplace_back();
     MPI_Isend(buffers_.back().data(), static_cast<int>(buffers_.back().size()), MPI_CHAR, to, tag, MPI_COMM_WORLD,
               &requests_.back());
   }
   void Finish() {
-    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    for (MPI_Request& r : requests_) WaitPolitely(&r);
     requests_.clear();
     buffers_.clear();
   }
+  uint64_t bytes() const { return bytes_; }
+  uint64_t messages() const { return messages_; }
 
  private:
+  // Frees the buffers of the oldest sends that completed.
+  void Reap() {
+    while (!requests_.empty()) {
+      int done = 0;
+      MPI_Test(&requests_.front(), &done, MPI_STATUS_IGNORE);
+      if (!done) break;
+      requests_.pop_front();
+      buffers_.pop_front();
+    }
+  }
+
   std::deque<std::string> buffers_;
-  std::vector<MPI_Request> requests_;
+  std::deque<MPI_Request> requests_;
+  uint64_t bytes_ = 0, messages_ = 0;
 };
-
-std::string ReceiveText(int from, int tag, int* source) {
-  MPI_Status st;
-  MPI_Probe(from, tag, MPI_COMM_WORLD, &st);
-  int n = 0;
-  MPI_Get_count(&st, MPI_CHAR, &n);
-  std::string text(static_cast<size_t>(n), '\0');
-  MPI_Recv(text.data(), n, MPI_CHAR, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  if (source) *source = st.MPI_SOURCE;
-  return text;
-}
-
-bool Pending(int tag) {
-  int flag = 0;
-  MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-  return flag != 0;
-}
 
 // Every rank's status: OK everywhere, or the first failure, named by rank and host.
 Status AgreeOn(const Status& mine, int rank, int size, const std::string& host) {
@@ -225,42 +241,21 @@ uint64_t CommonStart(int rank, int size, uint64_t lead_ns, uint64_t* skew_ns) {
   return mine;
 }
 
-// An interval as rank 0 needs it for the merged progress line.
-nlohmann::json IntervalMessage(size_t index, const driver::IntervalStats& st) {
-  return {{"i", index},       {"t", st.t_s},      {"len", st.length_s}, {"ops", st.ops},
-          {"errors", st.errors}, {"bytes", st.bytes}, {"backlog", st.backlog}, {"lag", st.lag_ns},
-          {"resp", st.response_histogram}, {"serv", st.service_histogram}, {"warmup", st.warmup}};
+// The ranks that share this rank's host (and so its CPUs).
+int RanksOnThisHost() {
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int n = 1;
+  MPI_Comm_size(local, &n);
+  MPI_Comm_free(&local);
+  return n;
 }
 
-// Merges interval messages of one index into the stats rank 0 prints.
-driver::IntervalStats MergeIntervalMessages(const std::vector<nlohmann::json>& parts) {
-  driver::IntervalStats st;
-  measure::Histogram resp, serv;
-  bool first = true;
-  for (const auto& p : parts) {
-    st.t_s = std::max(st.t_s, p["t"].get<double>());
-    st.length_s = std::max(st.length_s, p["len"].get<double>());
-    st.ops += p["ops"].get<uint64_t>();
-    st.errors += p["errors"].get<uint64_t>();
-    st.bytes += p["bytes"].get<uint64_t>();
-    st.backlog += p["backlog"].get<double>();
-    st.lag_ns = std::max(st.lag_ns, p["lag"].get<uint64_t>());
-    auto r = measure::Histogram::Decode(p["resp"].get<std::string>());
-    auto s = measure::Histogram::Decode(p["serv"].get<std::string>());
-    if (r.ok() && s.ok()) {
-      if (first) {
-        resp = std::move(*r), serv = std::move(*s);
-        first = false;
-      } else {
-        (void)resp.Merge(*r);
-        (void)serv.Merge(*s);
-      }
-    }
-  }
-  st.ops_per_sec = st.length_s > 0 ? static_cast<double>(st.ops) / st.length_s : 0;
-  st.response = driver::PercentilesOf(resp);
-  st.service = driver::PercentilesOf(serv);
-  return st;
+// This thread's CPU time: what the live merge costs, whatever else the host runs.
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -324,112 +319,280 @@ StatusOr<Plan> PlanForRank(MpiSession& session, const Job& given, const MpiRunOp
   return std::move(*plan);
 }
 
-// The ranks' measured intervals during the run: each rank sends its own to
-// rank 0 as they end, and rank 0 prints their merge (the one progress line)
-// as soon as every rank's part of an interval arrived. Also the stonewall:
-// a rank that finished its run tells the others.
+// The ranks' measured intervals during the run, merged along the binomial
+// tree of interval_message.h: each rank adds its children's parts of an
+// interval to its own and sends one part up as soon as it has them all, so
+// rank 0 prints the merge of every rank's interval (the one progress line)
+// after ceil(log2(size)) messages. Messages are taken at each interval and at
+// each of the driver's wakes (every 20 ms at most), so a part climbs the tree
+// within about 20 ms a level. A rank that finished tells its parent ("done")
+// once all its subtree's parts went up. Also the stonewall: a rank that
+// finished tells rank 0, which tells every rank to stop.
 class LiveMerge {
  public:
-  LiveMerge(int rank, int size, const driver::ProgressFn& progress, bool stonewall)
-      : rank_(rank), size_(size), progress_(progress), stonewall_(stonewall) {}
+  LiveMerge(int rank, int size, const measure::HistogramOptions& options, const driver::ProgressFn& progress,
+            bool stonewall)
+      : rank_(rank),
+        size_(size),
+        options_(options),
+        progress_(progress),
+        stonewall_(stonewall),
+        children_(TreeChildren(rank, size)),
+        child_received_(children_.size(), 0),
+        child_done_(children_.size(), false) {}
 
   std::atomic<bool>* stonewall_flag() { return &stonewall_flag_; }
 
   // This rank's progress hook: warm-up ticks are local only; measured
-  // intervals go to rank 0, which prints the merged line.
+  // intervals are merged up the tree.
   void OnInterval(const driver::IntervalStats& st) {
     if (st.warmup) {
       if (rank_ == 0 && progress_) progress_(st);
-    } else {
-      nlohmann::json m = IntervalMessage(interval_index_++, st);
-      if (rank_ == 0) {
-        Take(std::move(m));
-        while (Pending(kTagInterval)) {
-          Take(ReceivePart(MPI_ANY_SOURCE, kTagInterval));
-          ++remote_received_;
-        }
-      } else {
-        sender_.Send(m.dump(), 0, kTagInterval);
-        ++sent_;
-      }
+      return;
     }
-    if (stonewall_ && Pending(kTagDone)) stonewall_flag_.store(true);
+    const uint64_t t0 = ThreadCpuNs();
+    Keep(PartAt(own_count_).AddOwn(st));
+    ++own_count_;
+    measured_s_ = st.t_s;
+    TakeWaiting();
+    Forward();
+    cpu_ns_ += ThreadCpuNs() - t0;
   }
 
-  // After this rank's run: every rank tells every other it is done (the
-  // stonewall signal), with how many intervals it sent rank 0; rank 0 takes
-  // the intervals still in flight.
+  // The driver's wake: take what arrived, send up what is complete.
+  void OnWake() {
+    const uint64_t t0 = ThreadCpuNs();
+    TakeWaiting();
+    Forward();
+    cpu_ns_ += ThreadCpuNs() - t0;
+  }
+
+  // After this rank's run: waits for its subtree's last parts and sends them
+  // up, then "done"; with the stonewall, also the finish and stop messages.
   Status Finish() {
-    for (int k = 0; k < size_; ++k)
-      if (k != rank_) sender_.Send(std::to_string(sent_), k, kTagDone);
-    size_t dones = 0, expected = 0;
-    while (dones + 1 < static_cast<size_t>(size_) || (rank_ == 0 && remote_received_ < expected)) {
-      MPI_Status st;
-      MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-      if (st.MPI_TAG == kTagDone) {
-        expected += std::stoull(ReceiveText(st.MPI_SOURCE, kTagDone, nullptr));
-        ++dones;
-      } else if (st.MPI_TAG == kTagInterval && rank_ == 0) {
-        Take(ReceivePart(st.MPI_SOURCE, kTagInterval));
-        ++remote_received_;
-      } else {
-        return Status::IOError(fmt::format("MPI: unexpected message with tag {} from rank {}", st.MPI_TAG, st.MPI_SOURCE));
-      }
+    const uint64_t t0 = ThreadCpuNs(), printed = progress_cpu_ns_;
+    own_done_ = true;
+    if (stonewall_) {
+      if (rank_ == 0) StopAll();
+      else sender_.Send(std::string(), 0, kTagFinished);
     }
+    Forward();
+    while (!Settled()) {
+      MPI_Status st;
+      int flag = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+      if (!flag) {
+        usleep(1000);  // as WaitPolitely: the other ranks may still be measuring
+        continue;
+      }
+      Take(st);
+      Forward();
+    }
+    if (rank_ != 0) sender_.Send("D", TreeParent(rank_), kTagUp);
     sender_.Finish();
-    return Status::Ok();
+    // Every rank has finished its run before any enters the final gather (a
+    // blocking collective, which would poll).
+    MPI_Request all_finished;
+    MPI_Ibarrier(MPI_COMM_WORLD, &all_finished);
+    WaitPolitely(&all_finished);
+    finish_cpu_ns_ = ThreadCpuNs() - t0 - (progress_cpu_ns_ - printed);
+    progress_cpu_ns_ = printed;
+    return error_;
   }
 
-  // What the live merge cost rank 0 over the run: intervals merged, bytes received, time spent.
-  nlohmann::json Figures() const {
-    const size_t n = interval_index_;
+  // This rank's side of the figures (GatherOutcomes carries them to rank 0).
+  nlohmann::json OwnFigures() const {
+    return {{"intervals", own_count_},
+            {"cpu_ns", cpu_ns_ - progress_cpu_ns_},
+            {"finish_cpu_ns", finish_cpu_ns_},
+            {"messages_sent", sender_.messages()},
+            {"bytes_sent", sender_.bytes()},
+            {"messages_received", messages_received_},
+            {"bytes_received", bytes_received_},
+            {"measured_s", measured_s_}};
+  }
+
+  // What the live merge cost: rank 0's CPU (on its reporter thread, not
+  // counting the progress line's printing) and messages, per interval, and
+  // the bytes each other rank sent up per interval (mean and largest).
+  nlohmann::json Figures(const std::vector<nlohmann::json>& ranks) const {
+    const nlohmann::json mine = OwnFigures();
+    const uint64_t n = own_count_, cpu = mine["cpu_ns"].get<uint64_t>();
+    double sent_sum = 0, sent_max = 0;
+    for (size_t k = 1; k < ranks.size(); ++k) {
+      const uint64_t intervals = ranks[k]["intervals"].get<uint64_t>();
+      const double per = intervals ? ranks[k]["bytes_sent"].get<double>() / static_cast<double>(intervals) : 0;
+      sent_sum += per;
+      sent_max = std::max(sent_max, per);
+    }
     return {{"intervals", n},
-            {"bytes_received", merge_bytes_},
-            {"ns", merge_ns_},
-            {"ns_per_interval", n ? merge_ns_ / n : 0},
-            {"bytes_per_rank_interval", n && size_ > 1 ? merge_bytes_ / (n * (size_ - 1)) : 0}};
+            {"merged_intervals", merged_},
+            {"tree_children", children_.size()},
+            {"messages_received", messages_received_},
+            {"bytes_received", bytes_received_},
+            {"messages_per_interval", n ? static_cast<double>(messages_received_) / static_cast<double>(n) : 0},
+            {"cpu_ns", cpu},
+            {"cpu_ns_per_interval", n ? cpu / n : 0},
+            {"cpu_share", measured_s_ > 0 ? static_cast<double>(cpu) / (measured_s_ * 1e9) : 0},
+            {"finish_cpu_ns", finish_cpu_ns_},
+            {"bytes_per_rank_interval", ranks.size() > 1 ? sent_sum / static_cast<double>(ranks.size() - 1) : 0},
+            {"max_bytes_per_rank_interval", sent_max}};
   }
 
  private:
-  nlohmann::json ReceivePart(int source, int tag) {
-    const uint64_t t0 = clock_.NowNs();
-    std::string text = ReceiveText(source, tag, nullptr);
-    merge_bytes_ += text.size();
-    nlohmann::json part = nlohmann::json::parse(text);
-    merge_ns_ += clock_.NowNs() - t0;
-    return part;
+  IntervalPart& PartAt(uint64_t index) {
+    auto it = pending_.find(index);
+    if (it != pending_.end()) return *it->second;
+    std::unique_ptr<IntervalPart> part;
+    if (pool_.empty()) {
+      part = std::make_unique<IntervalPart>(options_);
+    } else {
+      part = std::move(pool_.back());
+      pool_.pop_back();
+    }
+    part->index = index;
+    return *pending_.emplace(index, std::move(part)).first->second;
   }
 
-  void Take(nlohmann::json part) {
-    const uint64_t t0 = clock_.NowNs();
-    const size_t i = part["i"].get<size_t>();
-    pending_[i].push_back(std::move(part));
-    if (pending_[i].size() == static_cast<size_t>(size_)) {
-      driver::IntervalStats merged = MergeIntervalMessages(pending_[i]);
-      pending_.erase(i);
-      merge_ns_ += clock_.NowNs() - t0;
-      if (progress_) progress_(merged);
-    } else {
-      merge_ns_ += clock_.NowNs() - t0;
+  void Keep(const Status& s) {
+    if (error_.ok() && !s.ok()) error_ = s;
+  }
+
+  void TakeWaiting() {
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+      if (!flag) return;
+      Take(st);
     }
   }
 
+  // Receives the probed message and acts on it.
+  void Take(const MPI_Status& st) {
+    int n = 0;
+    MPI_Get_count(&st, MPI_CHAR, &n);
+    buffer_.resize(static_cast<size_t>(n));
+    MPI_Recv(buffer_.data(), n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    ++messages_received_;
+    bytes_received_ += static_cast<uint64_t>(n);
+    if (st.MPI_TAG == kTagFinished && rank_ == 0) {
+      ++finished_;
+      StopAll();
+    } else if (st.MPI_TAG == kTagStop && rank_ != 0) {
+      got_stop_ = true;
+      stonewall_flag_.store(true);
+    } else if (st.MPI_TAG == kTagUp) {
+      TakeUp(st.MPI_SOURCE);
+    } else {
+      Keep(Status::IOError(fmt::format("MPI: unexpected message with tag {} from rank {}", st.MPI_TAG, st.MPI_SOURCE)));
+    }
+  }
+
+  // A child's interval part or its "done"; a child's messages arrive in the order it sent them.
+  void TakeUp(int source) {
+    const auto it = std::find(children_.begin(), children_.end(), source);
+    const size_t c = static_cast<size_t>(it - children_.begin());
+    if (it == children_.end() || buffer_.empty() || child_done_[c]) {
+      Keep(Status::IOError(fmt::format("MPI: an unexpected interval message from rank {}", source)));
+    } else if (buffer_[0] == 'D') {
+      child_done_[c] = true;
+    } else {
+      auto index = PartIndex(buffer_, 1);
+      if (!index.ok() || *index != child_received_[c]) {
+        Keep(index.ok() ? Status::IOError(fmt::format("MPI: rank {} sent interval {} out of order", source, *index))
+                        : index.status());
+        return;
+      }
+      size_t pos = 1;
+      Keep(PartAt(*index).MergeFrom(buffer_, &pos));
+      child_received_[c] = *index + 1;
+    }
+  }
+
+  // Interval i has all its parts here once this rank and every child either sent it or finished.
+  bool Complete(uint64_t i) const {
+    if (!own_done_ && own_count_ <= i) return false;
+    for (size_t c = 0; c < children_.size(); ++c)
+      if (!child_done_[c] && child_received_[c] <= i) return false;
+    return true;
+  }
+
+  // Sends up (rank 0: prints) every interval that is complete, in order.
+  void Forward() {
+    while (Complete(next_)) {
+      auto it = pending_.find(next_);
+      if (it == pending_.end()) return;  // no rank of the subtree has this interval: all are done
+      IntervalPart& part = *it->second;
+      if (rank_ != 0) {
+        std::string message = "I";
+        part.AppendTo(&message);
+        sender_.Send(std::move(message), TreeParent(rank_), kTagUp);
+      } else if (part.ranks == static_cast<uint64_t>(size_)) {
+        // An interval some rank never had (it ended earlier) has no merged line.
+        ++merged_;
+        if (progress_) {
+          const uint64_t t0 = ThreadCpuNs();
+          progress_(part.Stats());
+          progress_cpu_ns_ += ThreadCpuNs() - t0;
+        }
+      }
+      part.Reset();
+      pool_.push_back(std::move(it->second));
+      pending_.erase(it);
+      ++next_;
+    }
+  }
+
+  // Stonewall, rank 0: every rank stops (once).
+  void StopAll() {
+    if (stop_sent_) return;
+    stop_sent_ = true;
+    stonewall_flag_.store(true);
+    for (int k = 1; k < size_; ++k) sender_.Send(std::string(), k, kTagStop);
+  }
+
+  // Finish() can return: every child is done, every part went up, and with the
+  // stonewall, rank 0 heard every rank finish and every rank heard the stop.
+  bool Settled() const {
+    for (bool done : child_done_)
+      if (!done) return false;
+    if (!pending_.empty()) return false;
+    if (!stonewall_) return true;
+    return rank_ == 0 ? finished_ + 1 == static_cast<size_t>(size_) : got_stop_;
+  }
+
   const int rank_, size_;
+  const measure::HistogramOptions options_;
   const driver::ProgressFn& progress_;
   const bool stonewall_;
-  const measure::Clock& clock_ = measure::Clock::Default();
+  const std::vector<int> children_;
+  std::vector<uint64_t> child_received_;  // per child: intervals received (the next index it sends)
+  std::vector<bool> child_done_;
   std::atomic<bool> stonewall_flag_{false};
-  size_t sent_ = 0, remote_received_ = 0;  // interval messages sent (ranks > 0), received (rank 0)
-  size_t interval_index_ = 0;
+  uint64_t own_count_ = 0, next_ = 0;  // this rank's intervals; the next index to send up
+  bool own_done_ = false, stop_sent_ = false, got_stop_ = false;
+  size_t finished_ = 0;  // rank 0, stonewall: ranks that finished
+  std::map<uint64_t, std::unique_ptr<IntervalPart>> pending_;
+  std::vector<std::unique_ptr<IntervalPart>> pool_;  // parts sent, kept for their histograms' memory
+  std::string buffer_;
   Sender sender_;
-  std::map<size_t, std::vector<nlohmann::json>> pending_;  // rank 0: interval index -> parts
-  uint64_t merge_ns_ = 0, merge_bytes_ = 0;
+  Status error_;
+  uint64_t merged_ = 0, messages_received_ = 0, bytes_received_ = 0;
+  uint64_t cpu_ns_ = 0, progress_cpu_ns_ = 0;  // measured window: merging and sending, and printing (rank 0)
+  uint64_t finish_cpu_ns_ = 0;                  // after the run: the subtree's last parts, the barrier
+  double measured_s_ = 0;
 };
 
 // Every rank's outcome, gathered at rank 0 (in rank order; empty elsewhere).
-std::vector<nlohmann::json> GatherOutcomes(MpiSession& session, const StatusOr<JobResult>& result) {
+std::vector<nlohmann::json> GatherOutcomes(MpiSession& session, const StatusOr<JobResult>& result,
+                                           const LiveMerge& live) {
   const Status ran = result.ok() ? Status::Ok() : result.status();
-  nlohmann::json mine = {{"ok", ran.ok()}, {"message", ran.message()}, {"host", session.host()}, {"rank", session.rank()}};
+  nlohmann::json mine = {{"ok", ran.ok()},
+                         {"message", ran.message()},
+                         {"host", session.host()},
+                         {"rank", session.rank()},
+                         {"live_merge", live.OwnFigures()}};
   if (result.ok()) {
     mine["result"] = EncodeRunResult(result.value().run);
     mine["environment"] = result.value().environment;
@@ -438,6 +601,13 @@ std::vector<nlohmann::json> GatherOutcomes(MpiSession& session, const StatusOr<J
   for (const std::string& text : Gather(mine.dump(), session.rank(), session.size()))
     parts.push_back(nlohmann::json::parse(text));
   return parts;
+}
+
+// Every rank's side of the live merge, in rank order.
+std::vector<nlohmann::json> RankFigures(const std::vector<nlohmann::json>& parts) {
+  std::vector<nlohmann::json> out;
+  for (const nlohmann::json& p : parts) out.push_back(p["live_merge"]);
+  return out;
 }
 
 // A rank's line in the document's "ranks".
@@ -494,19 +664,22 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
   options.stonewall = options.stonewall || plan->core.stonewall;
 
   uint64_t skew_ns = 0;
-  LiveMerge live(rank, size, user_hooks.progress, options.stonewall);
+  LiveMerge live(rank, size, plan->config.histogram, user_hooks.progress, options.stonewall);
   RunHooks hooks = user_hooks;
   hooks.stonewall = live.stonewall_flag();
   hooks.before_run = [&](Plan& p, const Status& opened) -> Status {
     STOREBENCH_RETURN_IF_ERROR(AgreeOn(opened, rank, size, session.host()));
     p.config.start_at_ns = CommonStart(rank, size, 1'000'000'000, &skew_ns);
+    p.config.host_processes = RanksOnThisHost();
     return Status::Ok();
   };
   hooks.progress = [&](const driver::IntervalStats& st) { live.OnInterval(st); };
+  hooks.wake = [&] { live.OnWake(); };
   auto result = RunPlan(*plan, hooks);
-  STOREBENCH_RETURN_IF_ERROR(live.Finish());
+  // Every rank reaches the gather, so a failed merge is named by rank 0 like a failed run.
+  if (Status merged = live.Finish(); !merged.ok() && result.ok()) result = merged;
 
-  const std::vector<nlohmann::json> parts = GatherOutcomes(session, result);
+  const std::vector<nlohmann::json> parts = GatherOutcomes(session, result, live);
   MpiRunResult out;
   if (!result.ok()) return result.status();  // a failure every rank agreed on names its rank already
   if (rank != 0) return out;
@@ -524,8 +697,7 @@ StatusOr<MpiRunResult> RunJobMpi(MpiSession& session, const Job& given, const Mp
              {"start_skew_ns", skew_ns},
              {"stonewall", options.stonewall},
              {"finish_spread_s", slowest - fastest},
-             // The live merge at rank 0 over the run: intervals merged, bytes received, time spent.
-             {"live_merge", live.Figures()}};
+             {"live_merge", live.Figures(RankFigures(parts))}};
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "storebench/testing/mpi_test_fixture.h"
@@ -40,6 +41,27 @@ TEST_F(Mpi, ClosedAndOpenLoopsMergeExactly) {
   const double arrived = doc["totals"]["ops"].get<double>() + doc["totals"]["unstarted"].get<double>();
   EXPECT_NEAR(arrived, 20000.0, 200.0);
   EXPECT_LT(doc["mpi"]["start_skew_ns"].get<uint64_t>(), 50'000'000u);
+}
+
+// Five ranks, not a power of two: the binomial tree gives rank 0 three
+// children (ranks 1, 2 and 4; rank 3 reports through rank 2), each sending
+// one part per interval and "done"; the merge stays exact.
+TEST_F(Mpi, FiveRanksMergeAlongTheTreeExactly) {
+  auto json = dir_ / "five.json";
+  Outcome o = Mpirun(5, "run --backend null --schedule constant:5000 --duration 1s --interval 200ms --quiet --json " +
+                            json.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(json));
+  ExpectExactMerge(doc, 5);
+  const auto& live = doc["mpi"]["live_merge"];
+  EXPECT_EQ(live["tree_children"].get<int>(), 3);
+  const uint64_t merged = live["merged_intervals"].get<uint64_t>();
+  EXPECT_GE(merged, 4u);
+  EXPECT_LE(merged, doc["intervals"].size());
+  EXPECT_GE(live["messages_received"].get<uint64_t>(), 3 * (merged + 1));
+  EXPECT_GT(live["bytes_per_rank_interval"].get<double>(), 0.0);
+  EXPECT_GE(live["max_bytes_per_rank_interval"].get<double>(), live["bytes_per_rank_interval"].get<double>());
+  EXPECT_GT(live["cpu_ns"].get<uint64_t>(), 0u);
 }
 
 TEST_F(Mpi, OverTcpOnly) {
@@ -138,6 +160,41 @@ TEST_F(Mpi, SigusrToMpirunEndsTheRunWithResults) {
   EXPECT_TRUE(doc["totals"]["interrupted"].get<bool>());
   EXPECT_LT(doc["totals"]["elapsed_s"].get<double>(), 25.0);
   ExpectExactMerge(doc, 2);
+}
+
+// A rank killed during the measured window: mpirun ends the whole job long
+// before the run's 30 s, names the lost rank, and nothing is written — the
+// result is the exact merge of every rank's histograms, and the lost rank's
+// are gone (docs/scale-out.md, "Faults").
+TEST_F(Mpi, ARankLostMidRunEndsTheJobWithNothingWritten) {
+  auto json = dir_ / "lost.json";
+  const std::string mark = "SB_LOST_RANK_TEST=" + std::to_string(getpid());
+  std::string cmd = mark + " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + NoMpiLeakCheck() +
+                    "timeout -s KILL 90 mpirun -n 3 --oversubscribe " + StorebenchBinary() +
+                    " run --backend null --schedule constant:3000 --duration 30s --interval 500ms --quiet --json " +
+                    json.string() + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string() +
+                    " & pid=$!; sleep 5; "
+                    // rank 2 of this test's job, by its environment
+                    "for p in $(pgrep -x storebench); do "
+                    "  e=$(tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null) || continue; "
+                    "  echo \"$e\" | grep -qx '" + mark + "' && echo \"$e\" | grep -qx OMPI_COMM_WORLD_RANK=2 && kill -9 $p; "
+                    "done; "
+                    "start=$(date +%s); wait $pid; rc=$?; echo $rc $(( $(date +%s) - start )) > " +
+                    (dir_ / "rc").string();
+  std::system(cmd.c_str());
+  std::istringstream rc(Slurp(dir_ / "rc"));
+  int code = -1, waited_s = -1;
+  rc >> code >> waited_s;
+  const std::string err = Slurp(dir_ / "err");
+  EXPECT_NE(code, 0) << err;
+  // (mpirun's own exit code is the lost rank's, 128 + 9: no sign of a hang;
+  // the time it took after the kill is.)
+  EXPECT_LT(waited_s, 20) << "the job outlived its lost rank: " << err;
+  EXPECT_NE(err.find("rank 2"), std::string::npos) << err;
+  EXPECT_NE(err.find("signal 9"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(json));
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find("lost.json"), std::string::npos) << "left behind: " << e.path();
 }
 
 }  // namespace

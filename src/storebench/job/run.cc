@@ -17,7 +17,7 @@ std::string ScheduleText(const driver::RunConfig& c) {
 }
 
 StatusOr<driver::RunResult> RunPhase(Plan& plan, const RunHooks& hooks, const std::string& title) {
-  auto r = driver::RunLoad(*plan.backend, plan.config, hooks.stop, hooks.progress, hooks.stonewall);
+  auto r = driver::RunLoad(*plan.backend, plan.config, hooks.stop, hooks.progress, hooks.stonewall, hooks.wake);
   if (!r.ok()) return r.status();
   if (hooks.phase_finished) hooks.phase_finished(*r, title);
   return r;

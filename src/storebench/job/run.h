@@ -56,6 +56,8 @@ struct RunHooks {
   std::function<Status(Plan& plan, const Status& opened)> before_run;
   // Raised by another process of a scale-out run (see driver::RunLoad).
   const std::atomic<bool>* stonewall = nullptr;
+  // Called at each of the driver's wakes in the measured window (driver::RunLoad).
+  std::function<void()> wake;
 };
 
 // Opens the plan's backend and runs the job. Errors are what kept the run
