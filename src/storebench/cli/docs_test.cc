@@ -76,6 +76,8 @@ const std::map<std::string, std::string>& OtherProgramsFlags() {
       {"--norandommap", "fio"}, {"--randrepeat", "fio"},
       // mpirun
       {"--hostfile", "mpirun"}, {"--mca", "mpirun"}, {"--oversubscribe", "mpirun"},
+      // util-linux: the test across network namespaces gives each host its own hostname
+      {"--uts", "unshare"},
       // build and test tools
       {"--build", "cmake"}, {"--preset", "cmake, ctest"}, {"--target", "cmake"},
       {"--gtest_filter", "GoogleTest"}, {"--tool", "valgrind"}, {"--toggle-collect", "valgrind"},
