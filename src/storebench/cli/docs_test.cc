@@ -86,7 +86,7 @@ const std::map<std::string, std::string>& OtherProgramsFlags() {
       {"--quick", "scripts/test.sh"}, {"--reps", "bench/record_cost, bench/driver_bench"},
       {"--seconds", "bench/driver_bench, bench/file_floor, bench/open_loop_capacity.py"},
       {"--timed", "bench/file_floor"}, {"--rounds", "bench/open_loop_capacity.py"},
-      {"--block", "bench/search_coverage"},
+      {"--block", "bench/search_coverage"}, {"--remove-packages", "bench/fresh_clone_first_result.sh"},
   };
   return flags;
 }
