@@ -473,9 +473,19 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
                      "ratio", "CI");
   }
   t += c.throughput_text;
+  // What the bootstrap resampled is the latency test's own fact: under --paired the throughput samples are
+  // "pairs" while the latency CIs still resample whole runs.
+  bool any_runs = false, any_ops = false;
+  for (const auto& j : comparisons)
+    if (j.contains("latency"))
+      for (const auto& [name, entry] : j["latency"].items())
+        (entry.value("resampled", "") == "runs" ? any_runs : any_ops) = true;
+  const char* resampled = any_runs && any_ops ? "runs where both sides were repeated, else operations"
+                          : any_runs          ? "runs"
+                                              : "operations";
   for (size_t k = 0; k < std::size(kPercentiles); ++k) {
     t += fmt::format("\n{} {} time, bootstrap CI ({} resamples of {}, seed {}):\n", kPercentiles[k].name, opt.latency,
-                     opt.replicates, by_runs ? "runs" : "operations", opt.seed);
+                     opt.replicates, resampled, opt.seed);
     t += fmt::format("  {:<{}} {:>12}  {:>8}  {}\n", "variant", width, kPercentiles[k].name, "diff", "CI");
     t += c.latency_text[k];
   }

@@ -294,6 +294,21 @@ TEST_F(CompareTest, PairedRunsAgainstDbBenchReports) {
   EXPECT_NE(r.text.find("71.2"), std::string::npos);  // db_bench's P99, in the variant table
 }
 
+// The latency header names what the bootstrap resampled, whatever the throughput test was: under --paired the
+// throughput samples are pairs while the percentiles still resample whole runs.
+TEST_F(CompareTest, PairedLatencyHeaderSaysRunsWereResampled) {
+  FakeRun f;
+  CompareOptions o = Options(0.95);
+  o.paired = true;
+  auto r = Run({Group("x", 6, f), Group("y", 6, f)}, o);
+  const auto& c = r.json["comparisons"][0];
+  EXPECT_EQ(c["throughput"]["samples"], "pairs");
+  ASSERT_TRUE(c.contains("latency")) << c.dump();
+  EXPECT_EQ(c["latency"]["p50"]["resampled"], "runs");
+  EXPECT_NE(r.text.find("resamples of runs, seed"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("resamples of operations"), std::string::npos) << r.text;
+}
+
 TEST_F(CompareTest, IdenticalGroupsProveNoDifference) {
   FakeRun f;
   auto r = Run({Group("x", 6, f), Group("y", 6, f)});
