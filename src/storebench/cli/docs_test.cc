@@ -1,12 +1,16 @@
 // The documentation against the code: every repository path that README.md or
-// docs/*.md names exists, and every flag they name is one that storebench's
-// help prints, or is listed below as another program's. Each failure names
-// the document and line.
+// docs/*.md names exists, every test they cite exists, every flag they name
+// is one that storebench's help prints (or is listed below as another
+// program's), and every commit they cite is in the history. Each failure
+// names the document and line. (docs/architecture.md lists what these hold.)
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <regex>
@@ -91,6 +95,16 @@ const std::map<std::string, std::string>& OtherProgramsFlags() {
   return flags;
 }
 
+// Output of `sh -c cmd`, stdout only, and whether it exited 0.
+std::pair<std::string, bool> Capture(const std::string& cmd) {
+  std::string text;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {"", false};
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+  return {text, pclose(p) == 0};
+}
+
 std::set<std::string> HelpFlags() {
   std::set<std::string> flags;
   const std::vector<std::string> helps{
@@ -100,13 +114,7 @@ std::set<std::string> HelpFlags() {
       "whisper dump --help", "help --help"};
   const std::regex flag(R"(--[A-Za-z][A-Za-z0-9_-]*)");
   for (const std::string& h : helps) {
-    const std::string cmd = StorebenchBinary() + " " + h + " 2>&1";
-    std::string text;
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-      char buf[4096];
-      for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
-      pclose(p);
-    }
+    const std::string text = Capture(StorebenchBinary() + " " + h + " 2>&1").first;
     EXPECT_FALSE(text.empty()) << "storebench " << h << " printed nothing";
     for (std::sregex_iterator it(text.begin(), text.end(), flag), end; it != end; ++it) flags.insert(it->str());
   }
@@ -185,6 +193,42 @@ TEST(Docs, EveryFlagTheyNameIsInTheHelpOrAnotherProgramsFlag) {
   for (const auto& [f, program] : OtherProgramsFlags()) {
     EXPECT_FALSE(help.count(f)) << f << " is listed as " << program << "'s, but storebench's help prints it";
     EXPECT_TRUE(others_used.count(f)) << f << " is listed as " << program << "'s, but no document names it";
+  }
+}
+
+// A figure says the commit it was measured at; a mistyped or invented hash
+// makes it unverifiable. Every hash the documents cite (7 to 40 hex digits,
+// at least one letter and one digit, standing alone) must be a commit of the
+// repository's history.
+TEST(Docs, EveryCommitTheyCiteExists) {
+  if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
+  const std::string git = "git -C '" + SourceDir().string() + "' ";
+  if (!Capture(git + "rev-parse --git-dir >/dev/null 2>&1").second)
+    GTEST_SKIP() << "the source directory is not a git checkout (or git is missing): commits cannot be looked up";
+  if (Capture(git + "rev-parse --is-shallow-repository 2>/dev/null").first.rfind("true", 0) == 0)
+    GTEST_SKIP() << "a shallow clone lacks the history the documents cite (git fetch --unshallow)";
+  const std::regex hash(R"((^|[^A-Za-z0-9_/.#-])([0-9a-f]{7,40})(?=$|[^A-Za-z0-9_/-]))");
+  std::map<std::string, std::string> cited;  // hash -> first place it is cited
+  ForEachMatch(hash, [&](const Doc& d, size_t n, const std::string&, const std::smatch& m) {
+    const std::string h = m[2].str();
+    if (h.find_first_of("abcdef") == std::string::npos || h.find_first_of("0123456789") == std::string::npos) return;
+    cited.emplace(h, d.name + ":" + std::to_string(n));
+  });
+  ASSERT_GT(cited.size(), 30u) << "the documents cite hardly any commit: is the pattern wrong?";
+  const fs::path list = fs::temp_directory_path() / ("storebench-docs-commits-" + std::to_string(getpid()));
+  {
+    std::ofstream out(list);
+    for (const auto& [h, where] : cited) out << h << "^{commit}\n";
+  }
+  auto [answer, ok] = Capture(git + "cat-file --batch-check < '" + list.string() + "'");
+  fs::remove(list);
+  ASSERT_TRUE(ok) << "git cat-file --batch-check failed";
+  std::istringstream in(answer);
+  for (const auto& [h, where] : cited) {
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line)) << "git answered fewer lines than it was asked";
+    EXPECT_EQ(line.find("missing"), std::string::npos) << where << " cites commit " << h << ", which is not in the history";
+    EXPECT_EQ(line.find("ambiguous"), std::string::npos) << where << " cites " << h << ", which names more than one object";
   }
 }
 
