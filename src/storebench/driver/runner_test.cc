@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <functional>
 #include <thread>
 
 #include "storebench/driver/dispatch.h"
@@ -276,16 +277,40 @@ TEST(Runner, SyncBackendRefusesQueueDepth) {
   EXPECT_NE(r.status().message().find("--iodepth"), std::string::npos);
 }
 
+// Raises `stop` from a thread of its own once the run has measured for
+// `after`, however long its threads took to start (seconds under a sanitizer
+// on a busy host; a stop during start-up is another case, in which nothing is
+// measured). RunLoad's `wake` callback (wake()) says when the measured window
+// has begun; the stop itself does not wait for the reporter, which busy
+// workers beyond the CPUs can hold up for seconds.
+class StopOnceMeasuring {
+ public:
+  StopOnceMeasuring(std::atomic<bool>& stop, std::chrono::milliseconds after)
+      : thread_([this, &stop, after] {
+          while (!measuring_.load() && !done_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          if (done_.load()) return;
+          std::this_thread::sleep_for(after);
+          stop.store(true);
+        }) {}
+  ~StopOnceMeasuring() {
+    done_.store(true);
+    thread_.join();
+  }
+  std::function<void()> wake() {
+    return [this] { measuring_.store(true); };
+  }
+
+ private:
+  std::atomic<bool> measuring_{false}, done_{false};
+  std::thread thread_;
+};
+
 TEST(Runner, StopFlagEndsTheRunAndKeepsResults) {
   auto b = Null({{"service-time", "sleep:100us"}});
   std::atomic<bool> stop{false};
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    stop.store(true);
-  });
-  auto r = RunLoad(*b, Config("closed", 2, 60'000'000'000), &stop);
-  stopper.join();
-  ASSERT_TRUE(r.ok());
+  StopOnceMeasuring stopper(stop, std::chrono::milliseconds(300));
+  auto r = RunLoad(*b, Config("closed", 2, 60'000'000'000), &stop, nullptr, nullptr, stopper.wake());
+  ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->interrupted);
   EXPECT_GT(r->total->ops(), 0u);
   EXPECT_EQ(IntervalOps(*r), r->total->ops());
@@ -296,19 +321,17 @@ TEST(Runner, StopFlagEndsTheRunAndKeepsResults) {
 // finish first (or the refusal is recorded), and the wait is measured. The 64
 // workers share one CPU, so most of them wait their turn (tens of
 // milliseconds) to see the stop, and the reporter finds them still running.
+// The stop comes 300 ms into the measured window, however long the 64
+// threads took to start.
 TEST(Runner, AStopRaisesBusyWorkersBeyondTheCpus) {
   auto b = Null({});
   std::atomic<bool> stop{false};
   const int n = 64;
   RunConfig c = Config("closed", n, 60'000'000'000);
   c.cpus = {AllowedCpus().front()};
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    stop.store(true);
-  });
-  auto r = RunLoad(*b, c, &stop);
-  stopper.join();
-  ASSERT_TRUE(r.ok());
+  StopOnceMeasuring stopper(stop, std::chrono::milliseconds(300));
+  auto r = RunLoad(*b, c, &stop, nullptr, nullptr, stopper.wake());
+  ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->interrupted);
   EXPECT_GT(r->stop_wait_ns, 0u);
   EXPECT_EQ(IntervalOps(*r), r->total->ops());
