@@ -8,23 +8,59 @@
 namespace storebench {
 namespace {
 
-// Splits "12.5ms" into 12.5 and "ms". Returns false when no number leads.
-bool SplitNumber(std::string_view text, double* value, std::string_view* suffix) {
-  std::string s(text);
-  if (s.empty()) return false;
-  const char* begin = s.c_str();
-  char* end = nullptr;
+// The length of the decimal number leading `text`: [+-] digits [. digits]
+// [e|E [+-] digits], at least one digit before the exponent; 0 when none
+// leads. The one number form every parser here accepts: no hexadecimal
+// ("0x10"), no "inf" or "nan", no leading blanks (strtod takes them all).
+size_t DecimalPrefix(std::string_view text) {
+  size_t i = 0, digits = 0;
+  auto is_digit = [&](size_t at) { return at < text.size() && text[at] >= '0' && text[at] <= '9'; };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  for (; is_digit(i); ++i) ++digits;
+  if (i < text.size() && text[i] == '.')
+    for (++i; is_digit(i); ++i) ++digits;
+  if (digits == 0) return 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
+    if (is_digit(j)) {
+      for (i = j; is_digit(i); ++i) {
+      }
+    }
+  }
+  // "0x…": a hexadecimal number is not a decimal one followed by a suffix.
+  if (i < text.size() && (text[i] == 'x' || text[i] == 'X')) return 0;
+  return i;
+}
+
+enum class Parsed { kOk, kMalformed, kTooLarge };
+
+// Splits "12.5ms" into 12.5 and "ms".
+Parsed SplitNumber(std::string_view text, double* value, std::string_view* suffix) {
+  const size_t n = DecimalPrefix(text);
+  if (n == 0) return Parsed::kMalformed;
+  const std::string number(text.substr(0, n));
   errno = 0;
-  double v = std::strtod(begin, &end);
-  if (end == begin || errno == ERANGE || !std::isfinite(v)) return false;
-  // strtod accepts "inf", "nan", hex floats: the finiteness check covers the first two.
+  const double v = std::strtod(number.c_str(), nullptr);
+  // ERANGE is also an underflow (1e-400 reads as 0 or a denormal): that value
+  // stands, and each caller's range says whether it is too small.
+  if (!std::isfinite(v)) return Parsed::kTooLarge;
   *value = v;
-  *suffix = text.substr(static_cast<size_t>(end - begin));
-  return true;
+  *suffix = text.substr(n);
+  return Parsed::kOk;
 }
 
 Status Bad(std::string_view flag, std::string_view text, std::string_view form) {
   return Status::InvalidArgument(fmt::format("{}: invalid value '{}'; expected {}", flag, text, form));
+}
+
+Status TooLarge(std::string_view flag, std::string_view text, std::string_view form) {
+  return Status::InvalidArgument(fmt::format("{}: '{}' is too large; expected {}", flag, text, form));
+}
+
+// The error for a value that did not split: malformed or too large.
+Status NotANumber(Parsed why, std::string_view flag, std::string_view text, std::string_view form) {
+  return why == Parsed::kTooLarge ? TooLarge(flag, text, form) : Bad(flag, text, form);
 }
 
 // "", "k"/"K", "M", "G": decimal multiples for rates and counts.
@@ -94,11 +130,18 @@ std::vector<std::string_view> Split(std::string_view text, char sep) {
   }
 }
 
+bool NumberTooLarge(std::string_view text) {
+  double v = 0;
+  std::string_view suffix;
+  return SplitNumber(text, &v, &suffix) == Parsed::kTooLarge;
+}
+
 StatusOr<uint64_t> ParseDurationNs(std::string_view text, std::string_view flag) {
   constexpr std::string_view kForm = "a positive duration such as 500ms, 10s, 2m, 1h (units ns, us, ms, s, m, h)";
   double v = 0;
   std::string_view suf;
-  if (!SplitNumber(text, &v, &suf) || v < 0) return Bad(flag, text, kForm);
+  if (Parsed why = SplitNumber(text, &v, &suf); why != Parsed::kOk) return NotANumber(why, flag, text, kForm);
+  if (v < 0) return Bad(flag, text, kForm);
   double mult;
   if (suf.empty() || suf == "s" || suf == "sec") mult = 1e9;
   else if (suf == "ns") mult = 1;
@@ -108,7 +151,7 @@ StatusOr<uint64_t> ParseDurationNs(std::string_view text, std::string_view flag)
   else if (suf == "h") mult = 3600e9;
   else return Bad(flag, text, kForm);
   double ns = v * mult;
-  if (ns > 1e18) return Bad(flag, text, kForm);
+  if (ns > 1e18) return TooLarge(flag, text, kForm);
   return static_cast<uint64_t>(std::llround(ns));
 }
 
@@ -116,7 +159,8 @@ StatusOr<uint64_t> ParseSize(std::string_view text, std::string_view flag) {
   constexpr std::string_view kForm = "a size in bytes such as 4096, 4k, 8KiB, 64M, 2G";
   double v = 0;
   std::string_view suf;
-  if (!SplitNumber(text, &v, &suf) || v < 0) return Bad(flag, text, kForm);
+  if (Parsed why = SplitNumber(text, &v, &suf); why != Parsed::kOk) return NotANumber(why, flag, text, kForm);
+  if (v < 0) return Bad(flag, text, kForm);
   std::string s(suf);
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (s.size() > 1 && s.back() == 'b') s.pop_back();
@@ -129,7 +173,8 @@ StatusOr<uint64_t> ParseSize(std::string_view text, std::string_view flag) {
   else if (s == "t") mult = 1024.0 * 1024 * 1024 * 1024;
   else return Bad(flag, text, kForm);
   double bytes = v * mult;
-  if (bytes > 9e18 || bytes != std::floor(bytes)) return Bad(flag, text, kForm);
+  if (bytes > 9e18) return TooLarge(flag, text, kForm);
+  if (bytes != std::floor(bytes)) return Bad(flag, text, kForm);
   return static_cast<uint64_t>(bytes);
 }
 
@@ -137,12 +182,13 @@ StatusOr<double> ParseRate(std::string_view text, std::string_view flag) {
   constexpr std::string_view kForm = "a positive rate such as 1000, 50k/s, 1.5M/s";
   double v = 0;
   std::string_view suf;
-  if (!SplitNumber(text, &v, &suf)) return Bad(flag, text, kForm);
+  if (Parsed why = SplitNumber(text, &v, &suf); why != Parsed::kOk) return NotANumber(why, flag, text, kForm);
   if (suf.size() >= 2 && suf.substr(suf.size() - 2) == "/s") suf.remove_suffix(2);
   double mult;
   if (!DecimalMultiplier(suf, &mult)) return Bad(flag, text, kForm);
   double rate = v * mult;
-  if (!(rate > 0) || !std::isfinite(rate)) return Bad(flag, text, kForm);
+  if (!std::isfinite(rate)) return TooLarge(flag, text, kForm);
+  if (!(rate > 0)) return Bad(flag, text, kForm);
   return rate;
 }
 
@@ -150,18 +196,22 @@ StatusOr<uint64_t> ParseCount(std::string_view text, std::string_view flag) {
   constexpr std::string_view kForm = "a whole number such as 1000, 10k, 5e6, 2M";
   double v = 0;
   std::string_view suf;
-  if (!SplitNumber(text, &v, &suf) || v < 0) return Bad(flag, text, kForm);
+  if (Parsed why = SplitNumber(text, &v, &suf); why != Parsed::kOk) return NotANumber(why, flag, text, kForm);
+  if (v < 0) return Bad(flag, text, kForm);
   double mult;
   if (!DecimalMultiplier(suf, &mult)) return Bad(flag, text, kForm);
   double n = v * mult;
-  if (n != std::floor(n) || n > 9e18) return Bad(flag, text, kForm);
+  if (n > 9e18) return TooLarge(flag, text, kForm);
+  if (n != std::floor(n)) return Bad(flag, text, kForm);
   return static_cast<uint64_t>(n);
 }
 
 StatusOr<double> ParseDouble(std::string_view text, std::string_view flag) {
+  constexpr std::string_view kForm = "a number such as 0.8 or -2.917";
   double v = 0;
   std::string_view suf;
-  if (!SplitNumber(text, &v, &suf) || !suf.empty()) return Bad(flag, text, "a number such as 0.8 or -2.917");
+  if (Parsed why = SplitNumber(text, &v, &suf); why != Parsed::kOk) return NotANumber(why, flag, text, kForm);
+  if (!suf.empty()) return Bad(flag, text, kForm);
   return v;
 }
 

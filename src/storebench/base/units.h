@@ -24,6 +24,12 @@ StatusOr<double> ParseRate(std::string_view text, std::string_view flag);
 StatusOr<uint64_t> ParseCount(std::string_view text, std::string_view flag);
 // A plain finite double ("0.8", "-2.917", "1e-3").
 StatusOr<double> ParseDouble(std::string_view text, std::string_view flag);
+// Every number above is decimal: [+-] digits [. digits] [e [+-] digits]
+// (no "0x10", "inf", "nan" or leading blanks), and one beyond a double's range
+// or the parser's own maximum is refused as "too large", never as malformed.
+// True when the number leading `text` is beyond a double's range (1e309):
+// for callers that word their own message around these parsers.
+bool NumberTooLarge(std::string_view text);
 
 std::vector<std::string_view> Split(std::string_view text, char sep);
 // The words of a command line as a POSIX shell splits it, without expanding

@@ -75,5 +75,45 @@ TEST(Units, ShellWordsAreSplitAsAShellSplitsThem) {
   }
 }
 
+// Numbers are decimal, in every parser: strtod alone would take "0x10" as 16,
+// "inf", "nan" and leading blanks.
+TEST(Units, OnlyDecimalNumbersAreAccepted) {
+  for (const char* bad : {"0x10", "0X1p3", "0x10s", "inf", "nan", " 10", "\t1", "1e", ".", "-", "0x"}) {
+    EXPECT_FALSE(ParseDurationNs(bad, "--warmup").ok()) << bad;
+    EXPECT_FALSE(ParseSize(bad, "--size").ok()) << bad;
+    EXPECT_FALSE(ParseRate(bad, "--rate").ok()) << bad;
+    EXPECT_FALSE(ParseCount(bad, "--ops").ok()) << bad;
+    EXPECT_FALSE(ParseDouble(bad, "--x").ok()) << bad;
+  }
+  EXPECT_EQ(*ParseDurationNs("10", "--warmup"), 10'000'000'000u);
+  EXPECT_EQ(*ParseDurationNs(".5s", "--warmup"), 500'000'000u);
+  EXPECT_EQ(*ParseCount("5e6", "--ops"), 5'000'000u);
+  EXPECT_EQ(*ParseCount("1E3", "--ops"), 1000u);
+  EXPECT_DOUBLE_EQ(*ParseDouble("-2.5e-3", "--x"), -2.5e-3);
+  EXPECT_DOUBLE_EQ(*ParseRate("+50k/s", "--rate"), 50000);
+}
+
+// A value beyond a double or beyond the parser's own maximum is "too large",
+// naming the flag — never "must be positive" or "invalid".
+TEST(Units, OverflowIsTooLarge) {
+  auto too_large = [](const Status& st, const char* flag) {
+    EXPECT_EQ(st.message().rfind(std::string(flag) + ": ", 0), 0u) << st.message();
+    EXPECT_NE(st.message().find("too large"), std::string::npos) << st.message();
+  };
+  too_large(ParseDurationNs("1e309s", "--warmup").status(), "--warmup");
+  too_large(ParseDurationNs("1e12h", "--warmup").status(), "--warmup");
+  too_large(ParseSize("1e309", "--size").status(), "--size");
+  too_large(ParseSize("1e9T", "--size").status(), "--size");
+  too_large(ParseRate("1e309/s", "--rate").status(), "--rate");
+  too_large(ParseRate("1e308G", "--rate").status(), "--rate");
+  too_large(ParseCount("1e309", "--ops").status(), "--ops");
+  too_large(ParseCount("1e19", "--ops").status(), "--ops");
+  too_large(ParseDouble("-1e309", "--x").status(), "--x");
+  EXPECT_TRUE(NumberTooLarge("1e309"));
+  EXPECT_TRUE(NumberTooLarge("1e400/s"));
+  EXPECT_FALSE(NumberTooLarge("1e300"));
+  EXPECT_FALSE(NumberTooLarge("abc"));
+}
+
 }  // namespace
 }  // namespace storebench
