@@ -1,5 +1,6 @@
 #include "storebench/base/option_table.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,6 +13,35 @@ std::string OptionSpec::Help() const {
   if (!form.empty()) h += fmt::format(" ({})", form);
   if (!range.empty()) h += fmt::format(" [{}]", range);
   return h;
+}
+
+bool OptionSpec::empty_ok() const { return std::find(choices.begin(), choices.end(), "") != choices.end(); }
+
+namespace {
+
+// What a value of `spec` looks like, for a message.
+std::string FormOf(const OptionSpec& spec) {
+  if (!spec.choices.empty()) return fmt::format("{}", fmt::join(spec.choices, " | "));
+  if (!spec.form.empty()) return spec.form;
+  switch (spec.type) {
+    case OptionType::kCount: return "a whole number such as 1000 or 10k";
+    case OptionType::kSize: return "a size such as 4096 or 4k";
+    case OptionType::kDuration: return "a duration such as 500ms or 10s";
+    case OptionType::kRate: return "a rate such as 50k/s";
+    case OptionType::kFlag: return "no value (1 or 0 in job files)";
+    case OptionType::kPath: return "a path";
+    default: return spec.range.empty() ? "a value" : spec.range;
+  }
+}
+
+}  // namespace
+
+std::string EmptyValueReason(const OptionSpec& spec) {
+  return fmt::format("an empty value means nothing here; give {} or leave the flag out", FormOf(spec));
+}
+
+Status EmptyValue(const OptionSpec& spec) {
+  return Status::InvalidArgument(fmt::format("--{}: {}", spec.name, EmptyValueReason(spec)));
 }
 
 Status UnknownOption(const std::string& name, const std::string& owner, const std::vector<OptionSpec>& specs) {
@@ -32,6 +62,9 @@ Status SetFlag(bool* out, const std::string& text, std::string_view flag) {
 StatusOr<int64_t> ParseInteger(std::string_view text, std::string_view flag, int64_t lo, int64_t hi) {
   int64_t n = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec == std::errc::result_out_of_range && p == text.data() + text.size())
+    return Status::InvalidArgument(fmt::format("{}: '{}' is too {}; expected a whole number from {} to {}", flag, text,
+                                               text.starts_with('-') ? "small" : "large", lo, hi));
   if (ec != std::errc() || p != text.data() + text.size() || n < lo || n > hi)
     return Status::InvalidArgument(fmt::format("{}: expected a whole number from {} to {}; got '{}'", flag, lo, hi, text));
   return n;

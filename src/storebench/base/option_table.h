@@ -48,6 +48,9 @@ struct OptionSpec {
   std::string form;            // accepted form for kText/kPath options with a grammar, e.g. "spin:DURATION"
 
   bool is_flag() const { return type == OptionType::kFlag; }
+  // Whether an empty value means something: only where "" is one of the
+  // choices. Elsewhere a given empty value is refused, never read as absent.
+  bool empty_ok() const;
   // The help line with choices, range and form.
   std::string Help() const;
 };
@@ -63,6 +66,10 @@ std::string RangeText(int64_t lo, int64_t hi, OptionType type = OptionType::kInt
 std::string FormatNumberRange(double lo, double hi);
 Status OutOfRange(const std::string& flag, const std::string& range, const std::string& got);
 Status BadChoice(const std::string& flag, const std::vector<std::string>& words, const std::string& got);
+// The one refusal of a given empty value, for tables and the command line
+// alike: EmptyValue() is "--NAME: " and EmptyValueReason().
+Status EmptyValue(const OptionSpec& spec);
+std::string EmptyValueReason(const OptionSpec& spec);
 
 
 template <typename T>
@@ -200,10 +207,12 @@ class OptionTable {
   const std::vector<OptionSpec>& Specs() const { return specs_; }
   const std::string& owner() const { return owner_; }
 
-  // Defaults first, then `values`; a name the table lacks is refused.
+  // Defaults first, then `values`; a name the table lacks is refused, and so
+  // is an empty value given for an option where "" means nothing.
   Status Apply(const OptionValues& values, T* out) const {
     for (size_t i = 0; i < specs_.size(); ++i) {
       auto it = values.find(specs_[i].name);
+      if (it != values.end() && it->second.empty() && !specs_[i].empty_ok()) return EmptyValue(specs_[i]);
       const std::string& text = it != values.end() ? it->second : specs_[i].default_value;
       if (text.empty()) continue;
       STOREBENCH_RETURN_IF_ERROR(setters_[i](*out, text));

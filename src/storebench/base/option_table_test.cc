@@ -95,5 +95,31 @@ TEST(OptionTableTest, ParsedTextIsKeptAsItsTypedValue) {
   EXPECT_EQ(t.Find("cpus")->Help(), "cpus (N,N,...)");
 }
 
+// M1: a given empty value used to be skipped as if the option were absent
+// (`--confirm ""` turned confirmation off). Every option of a table refuses
+// it, naming the option; only an enum whose choices include "" takes it.
+TEST(OptionTableTest, AnEmptyValueIsRefusedNotTakenAsAbsent) {
+  const OptionTable<Opts> table = Table();
+  for (const OptionSpec& spec : table.Specs()) {
+    auto o = table.Parse({{spec.name, ""}});
+    ASSERT_FALSE(o.ok()) << spec.name;
+    EXPECT_EQ(o.status().message().rfind("--" + spec.name + ": an empty value", 0), 0u) << o.status().message();
+  }
+  struct Role {
+    std::string role;
+  };
+  OptionTable<Role> roles("roles");
+  roles.Enum("role", &Role::role, std::vector<std::pair<std::string, std::string>>{{"", ""}, {"w", "w"}}, "role", "");
+  EXPECT_TRUE(roles.Parse({{"role", ""}}).ok());
+}
+
+// Integers are decimal too, and an overflow says "too large".
+TEST(OptionTableTest, IntegersAreDecimalAndOverflowIsTooLarge) {
+  for (const char* bad : {"0x10", "+8", " 8", "8.0", "1e1"}) EXPECT_FALSE(ParseInteger(bad, "--threads", 1, 64).ok()) << bad;
+  auto big = ParseInteger("99999999999999999999", "--threads", 1, 64);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("too large"), std::string::npos) << big.status().message();
+}
+
 }  // namespace
 }  // namespace storebench
