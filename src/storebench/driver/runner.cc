@@ -110,6 +110,7 @@ class LoadRun {
 
   void MakeLayout();
   void AddWorker(size_t gi, int i, int w, ArrivalSource* group_source, size_t log_budget);
+  uint64_t ArrivalHorizon() const;
   void WorkerMain(int i);
   void Release(Go how);
   void JoinAll();
@@ -259,13 +260,22 @@ void LoadRun::MakeWorkers() {
     const bool shared = g.schedule.open_loop() && config_.dispatch == Dispatch::kShared;
     if (shared) {
       uint64_t group_seed = workload::Random::SeedFor(config_.seed, 0x9e3779b97f4a7c15ULL + gi);
-      sources_.push_back(std::make_unique<SharedArrivals>(MakeArrivals(g.schedule, 0, 1, group_seed), g.ops));
+      sources_.push_back(
+          std::make_unique<SharedArrivals>(MakeArrivals(g.schedule, 0, 1, group_seed, ArrivalHorizon()), g.ops));
       source_refs_.push_back({sources_.back().get(), nullptr, static_cast<uint32_t>(gi)});
     }
     ArrivalSource* group_source = shared ? sources_.back().get() : nullptr;
     group_shared_[gi] = group_source;
     for (int i = 0; i < g.threads; ++i, ++w) AddWorker(gi, i, w, group_source, log_budget);
   }
+}
+
+// The run's end in arrival time when a duration bounds it: no stream yields an
+// arrival past it, so one whose next arrival lies beyond the run (a tiny
+// rate, a rate that stays zero) is exhausted at once instead of being
+// waited for or stepped through.
+uint64_t LoadRun::ArrivalHorizon() const {
+  return config_.duration_ns ? config_.warmup_ns + config_.duration_ns : kArrivalHorizonNs;
 }
 
 // Worker `w`, the i-th of group `gi`; `group_source` is the group's shared
@@ -279,7 +289,8 @@ void LoadRun::AddWorker(size_t gi, int i, int w, ArrivalSource* group_source, si
   const uint64_t share = g.ops ? g.ops / g.threads + (static_cast<uint64_t>(i) < g.ops % g.threads ? 1 : 0) : 0;
   ArrivalSource* worker_source = group_source;
   if (g.schedule.open_loop() && !shared) {
-    sources_.push_back(std::make_unique<OwnArrivals>(MakeArrivals(g.schedule, i, g.threads, seed ^ 0x5bd1e995), share));
+    sources_.push_back(std::make_unique<OwnArrivals>(
+        MakeArrivals(g.schedule, i, g.threads, seed ^ 0x5bd1e995, ArrivalHorizon()), share));
     source_refs_.push_back({sources_.back().get(), progress_state_.back().get(), static_cast<uint32_t>(gi)});
     worker_source = sources_.back().get();
   }
@@ -743,6 +754,10 @@ bool RunResult::sustained() const {
   const double slack = std::max(1.0, static_cast<double>(ideal_servers));
   return (ops >= kSustainedAchievedFraction * offered_ops || offered_ops - ops <= slack) &&
          static_cast<double>(unstarted) <= std::max(kSustainedBacklogFraction * ops, slack);
+}
+
+bool RunResult::no_arrivals_due() const {
+  return open_loop && total && total->ops() == 0 && unstarted == 0 && unfinished == 0;
 }
 
 Percentiles PercentilesOf(const measure::Histogram& h) {

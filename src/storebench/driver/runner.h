@@ -112,6 +112,10 @@ struct RunResult {
   // Open loop: achieved >= 99% of offered and at most 1% of ops left due
   // (unstarted), each with a slack of one op per server (threads × depth).
   bool sustained() const;
+  // Open loop: no arrival fell due in the measured window (nothing ran, none
+  // was left unstarted or unfinished) — a rate that stayed zero, or a next
+  // arrival beyond the run's end. The result is valid and says so.
+  bool no_arrivals_due() const;
 };
 
 using ProgressFn = std::function<void(const IntervalStats&)>;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <numbers>
 #include <fmt/format.h>
 
 #include "storebench/base/units.h"
@@ -21,6 +23,11 @@ Status Bad(std::string_view flag, std::string_view text, std::string_view why) {
   return Status::InvalidArgument(fmt::format("{}: {} in '{}'; expected {}", flag, why, text, kForm));
 }
 
+// What is wrong with `number`: too large (1e309, beyond a double), else `why`.
+std::string TooLargeOr(std::string_view number, std::string why) {
+  return NumberTooLarge(number) ? fmt::format("'{}' is too large", number) : why;
+}
+
 // Arrivals are whole nanoseconds apart, so a faster rate cannot be scheduled:
 // the gaps would round to zero and the workers would chase an arrival time
 // that never advances.
@@ -31,18 +38,29 @@ Status CheckRate(std::string_view flag, std::string_view text, double rate) {
       flag, rate, text, kMaxRatePerSec));
 }
 
-// Cumulative expected arrivals of a rate function, integrated numerically in
-// 1 ms slices; used for sine and steps where a closed form would differ per kind.
+// Expected arrivals of a sine in [0, t_s): a Riemann sum (the closed form of
+// ∫ max(0, a sin(bt+c)+d) is messy where the rate dips below zero) in slices
+// of 1 ms, or of span/2^20 when that is longer, over one period times the
+// whole periods in t plus the rest — so its cost is bounded for any t.
+double SineArrivals(const ScheduleSpec& spec, double t_s) {
+  auto sum = [&spec](double from, double span) {
+    const double n = std::clamp(std::ceil(span / 1e-3), 64.0, double{1 << 20});
+    const double dt = span / n;
+    double total = 0;
+    for (double i = 0; i < n; ++i) total += std::max(0.0, spec.a * std::sin(spec.b * (from + (i + 0.5) * dt) + spec.c) + spec.d);
+    return total * dt;
+  };
+  if (t_s <= 0) return 0;
+  if (spec.b == 0) return spec.RateAt(0) * t_s;
+  const double period = 2 * std::numbers::pi / std::fabs(spec.b);
+  if (t_s <= period) return sum(0, t_s);
+  const double whole = std::floor(t_s / period);
+  return whole * sum(0, period) + sum(whole * period, t_s - whole * period);
+}
+
+// Cumulative expected arrivals of a rate function (sine, steps).
 double Integrate(const ScheduleSpec& spec, uint64_t t_ns) {
-  if (spec.kind == ScheduleSpec::Kind::kSine) {
-    // Closed form of ∫ max(0, a sin(bt+c)+d) is messy when the rate dips below
-    // zero; a 1 ms Riemann sum is exact enough for a backlog estimate.
-    double t = static_cast<double>(t_ns) / kNsPerS;
-    const double dt = 1e-3;
-    double sum = 0;
-    for (double x = 0; x < t; x += dt) sum += std::max(0.0, spec.a * std::sin(spec.b * (x + dt / 2) + spec.c) + spec.d) * std::min(dt, t - x);
-    return sum;
-  }
+  if (spec.kind == ScheduleSpec::Kind::kSine) return SineArrivals(spec, static_cast<double>(t_ns) / kNsPerS);
   double sum = 0;
   uint64_t at = 0;
   for (const auto& s : spec.steps) {
@@ -54,14 +72,41 @@ double Integrate(const ScheduleSpec& spec, uint64_t t_ns) {
   return sum;
 }
 
+// Where a sine's rate next turns positive after t_s (seconds), or +inf. With
+// b > 0 (a negative b is the mirror image) the rate a·sin θ + d, θ = bt + c,
+// is positive on arcs that repeat every 2π; the next arc's start is solved for.
+double SineNextPositive(double a, double b, double c, double d, double t_s) {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (b < 0) a = -a, b = -b, c = -c;
+  if (b == 0) return a * std::sin(c) + d > 0 ? t_s : inf;
+  if (a == 0) return d > 0 ? t_s : inf;
+  const double s = -d / a;
+  double entry = 0;  // the positive arc's start within [0, 2π)
+  if (a > 0) {       // sin θ > s
+    if (s >= 1) return inf;
+    if (s < -1) return t_s;
+    entry = std::asin(s);
+  } else {  // sin θ < s
+    if (s <= -1) return inf;
+    if (s > 1) return t_s;
+    entry = std::numbers::pi - std::asin(s);
+  }
+  const double theta = b * t_s + c;
+  // A θ a rounding error past the arc's start stays on that arc (k = 0), not on the next one.
+  const double k = std::ceil((theta - entry) / (2 * std::numbers::pi) - 1e-9);
+  return (entry + 2 * std::numbers::pi * k - c) / b;
+}
+
 class ConstantArrivals : public Arrivals {
  public:
-  ConstantArrivals(double rate, int index, int count, double phase_ns) : period_ns_(kNsPerS * count / rate) {
+  ConstantArrivals(double rate, int index, int count, double phase_ns, uint64_t horizon_ns)
+      : period_ns_(kNsPerS * count / rate), horizon_ns_(static_cast<double>(horizon_ns)) {
     // Stagger the workers so the group's arrivals are evenly spaced.
     next_ = phase_ns + period_ns_ * index / count;
     offset_ = next_;
   }
   uint64_t Next() override {
+    if (!(next_ < horizon_ns_)) return UINT64_MAX;
     uint64_t t = static_cast<uint64_t>(next_);
     next_ += period_ns_;
     return t;
@@ -73,63 +118,128 @@ class ConstantArrivals : public Arrivals {
 
  private:
   double period_ns_;
+  double horizon_ns_;
   double next_ = 0;
   double offset_ = 0;
 };
 
 class PoissonArrivals : public Arrivals {
  public:
-  PoissonArrivals(double rate, int count, uint64_t seed) : rate_per_ns_(rate / count / kNsPerS), rng_(seed) {}
+  PoissonArrivals(double rate, int count, uint64_t seed, uint64_t horizon_ns)
+      : rate_per_ns_(rate / count / kNsPerS), horizon_ns_(static_cast<double>(horizon_ns)), rng_(seed) {}
   uint64_t Next() override {
+    if (!(next_ < horizon_ns_)) return UINT64_MAX;
     next_ += rng_.Exponential(1.0 / rate_per_ns_);
-    return static_cast<uint64_t>(next_);
+    return next_ < horizon_ns_ ? static_cast<uint64_t>(next_) : UINT64_MAX;
   }
   double ExpectedBefore(uint64_t t_ns) const override { return rate_per_ns_ * static_cast<double>(t_ns); }
 
  private:
   double rate_per_ns_;
+  double horizon_ns_;
   workload::Random rng_;
   double next_ = 0;
 };
 
-// A time-varying rate: each gap is 1/rate(t) at the current instant, which
-// tracks the rate function closely whenever it changes slowly relative to the
-// gap (true for the sine and step loads of interest). Where the rate is zero
-// the stream jumps ahead in 1 ms steps until it is positive again.
+// A time-varying rate: the next arrival is where the stream's expected
+// arrivals since the last one reach 1. A gap of at most 1 ms is 1/rate(t) at
+// the arrival (exact enough where the rate changes slowly against the gap);
+// a longer one is integrated: steps exactly, step by step; a sine in slices
+// (at most 1/1024 of its period, ~0.1 arrival each), skipping whole periods
+// once one has passed. Where the rate is zero the stream jumps to where it
+// turns positive (NextPositiveNs). So a call costs a bounded number of steps
+// however small the rate, and nothing is stepped through past `horizon_ns`.
 class VaryingArrivals : public Arrivals {
  public:
-  VaryingArrivals(const ScheduleSpec& spec, int index, int count)
-      : spec_(spec), count_(count), end_(spec.EndNs()) {
+  VaryingArrivals(const ScheduleSpec& spec, int index, int count, uint64_t horizon_ns)
+      : spec_(spec), count_(count), horizon_ns_(static_cast<double>(std::min(spec.EndNs(), horizon_ns))) {
     double r = spec_.RateAt(0) / count_;
     next_ = r > 0 ? kNsPerS / r * index / count_ : 0;
+    if (spec_.kind == ScheduleSpec::Kind::kSine && spec_.b != 0) {
+      period_ns_ = 2 * std::numbers::pi / std::fabs(spec_.b) * kNsPerS;
+      per_period_ = SineArrivals(spec_, period_ns_ / kNsPerS) / count_;
+    }
   }
   uint64_t Next() override {
-    while (true) {
-      if (next_ >= static_cast<double>(end_)) return UINT64_MAX;
-      double r = spec_.RateAt(static_cast<uint64_t>(next_)) / count_;
-      if (r > 0) {
-        uint64_t t = static_cast<uint64_t>(next_);
-        next_ += kNsPerS / r;
-        return t;
+    while (next_ < horizon_ns_) {
+      const uint64_t at = static_cast<uint64_t>(next_);
+      if (spec_.RateAt(at) > 0) {
+        next_ = After(next_);
+        return at;
       }
-      next_ += 1e6;
+      const uint64_t positive = spec_.NextPositiveNs(at);
+      if (positive == UINT64_MAX) break;
+      next_ = static_cast<double>(positive);
     }
+    next_ = horizon_ns_;
+    return UINT64_MAX;
   }
   double ExpectedBefore(uint64_t t_ns) const override { return Integrate(spec_, t_ns) / count_; }
 
  private:
+  double Rate(double t_ns) const { return spec_.RateAt(static_cast<uint64_t>(t_ns)) / count_; }
+
+  // The instant after `t` (ns) at which one more arrival is due; horizon_ns_ if none before it.
+  double After(double t) const {
+    const double r = Rate(t);
+    if (r * 1e-3 >= 1 || (spec_.kind == ScheduleSpec::Kind::kSine && spec_.b == 0)) return t + kNsPerS / r;
+    return spec_.kind == ScheduleSpec::Kind::kSteps ? StepsAfter(t) : SineAfter(t);
+  }
+
+  double StepsAfter(double x) const {
+    double need = 1, at = 0;
+    for (const auto& s : spec_.steps) {
+      const double end = at + static_cast<double>(s.duration_ns);
+      at = end;
+      if (end <= x || s.rate <= 0) continue;
+      const double r = s.rate / count_;
+      if (x + need / r * kNsPerS < end) return x + need / r * kNsPerS;
+      need -= r * (end - x) / kNsPerS;
+      x = end;
+    }
+    return horizon_ns_;
+  }
+
+  double SineAfter(double x) const {
+    double need = 1, walk_from = x;
+    while (x < horizon_ns_) {
+      if (Rate(x) <= 0) {
+        const uint64_t positive = spec_.NextPositiveNs(static_cast<uint64_t>(x));
+        if (positive == UINT64_MAX) break;
+        x = static_cast<double>(positive);
+        continue;
+      }
+      if (x - walk_from > period_ns_ && per_period_ > 0) {
+        // The integral over a whole period is the same for every period.
+        const double skip = std::floor(need / per_period_);
+        x += skip * period_ns_;
+        need -= skip * per_period_;
+        walk_from = x;
+      }
+      const double dt = std::max(1.0, std::min(period_ns_ / 1024, 0.1 * kNsPerS / Rate(x)));
+      const double r = Rate(x + dt / 2);
+      if (r * dt / kNsPerS >= need && r > 0) return x + need / r * kNsPerS;
+      need -= r * dt / kNsPerS;
+      x += dt;
+    }
+    return horizon_ns_;
+  }
+
   ScheduleSpec spec_;
   int count_;
-  uint64_t end_;
+  double horizon_ns_;
+  double period_ns_ = 0;   // sine: 2π/|b| in ns
+  double per_period_ = 0;  // sine: this stream's expected arrivals in one period
   double next_ = 0;
 };
 
 class TraceArrivals : public Arrivals {
  public:
-  TraceArrivals(std::shared_ptr<const std::vector<uint64_t>> trace, int index, int count)
-      : trace_(std::move(trace)), pos_(static_cast<size_t>(index)), index_(index), count_(count) {}
+  TraceArrivals(std::shared_ptr<const std::vector<uint64_t>> trace, int index, int count, uint64_t horizon_ns)
+      : trace_(std::move(trace)), pos_(static_cast<size_t>(index)), index_(index), count_(count),
+        horizon_ns_(horizon_ns) {}
   uint64_t Next() override {
-    if (pos_ >= trace_->size()) return UINT64_MAX;
+    if (pos_ >= trace_->size() || (*trace_)[pos_] >= horizon_ns_) return UINT64_MAX;
     uint64_t t = (*trace_)[pos_];
     pos_ += static_cast<size_t>(count_);
     return t;
@@ -146,6 +256,7 @@ class TraceArrivals : public Arrivals {
   size_t pos_;
   int index_;
   int count_;
+  uint64_t horizon_ns_;
 };
 
 StatusOr<std::vector<double>> Numbers(std::string_view list, size_t n, std::string_view flag, std::string_view text) {
@@ -154,7 +265,7 @@ StatusOr<std::vector<double>> Numbers(std::string_view list, size_t n, std::stri
   std::vector<double> out;
   for (auto p : parts) {
     auto v = ParseDouble(p, flag);
-    if (!v.ok()) return Bad(flag, text, fmt::format("'{}' is not a number", p));
+    if (!v.ok()) return Bad(flag, text, TooLargeOr(p, fmt::format("'{}' is not a number", p)));
     out.push_back(*v);
   }
   return out;
@@ -211,6 +322,39 @@ double ScheduleSpec::PeakRate() const {
   return 0;
 }
 
+double ScheduleSpec::ExpectedArrivals(uint64_t t_ns) const {
+  switch (kind) {
+    case Kind::kClosed:
+      return 0;
+    case Kind::kConstant:
+    case Kind::kPoisson:
+      return rate * static_cast<double>(t_ns) / kNsPerS;
+    case Kind::kSine:
+    case Kind::kSteps:
+      return Integrate(*this, t_ns);
+    case Kind::kTrace:
+      return static_cast<double>(std::lower_bound(trace->begin(), trace->end(), t_ns) - trace->begin());
+  }
+  return 0;
+}
+
+uint64_t ScheduleSpec::NextPositiveNs(uint64_t t_ns) const {
+  if (kind == Kind::kSteps) {
+    uint64_t at = 0;
+    for (const auto& s : steps) {
+      if (s.rate > 0 && at + s.duration_ns > t_ns) return std::max(at, t_ns + 1);
+      at += s.duration_ns;
+    }
+    return UINT64_MAX;
+  }
+  if (kind != Kind::kSine) return rate > 0 ? t_ns + 1 : UINT64_MAX;
+  const double at_s = SineNextPositive(a, b, c, d, static_cast<double>(t_ns) / kNsPerS);
+  // Rounding may land a hair before the arc: a nanosecond later each time
+  // (the caller tries again), and never at or before t_ns.
+  if (!(at_s * kNsPerS < static_cast<double>(kArrivalHorizonNs))) return UINT64_MAX;
+  return std::max(t_ns + 1, static_cast<uint64_t>(std::ceil(at_s * kNsPerS)) + 1);
+}
+
 uint64_t ScheduleSpec::EndNs() const {
   if (kind == Kind::kSteps) {
     uint64_t total = 0;
@@ -230,7 +374,7 @@ StatusOr<ScheduleSpec> ParseSchedule(std::string_view text, std::string_view fla
   std::string_view kind = text.substr(0, colon), arg = text.substr(colon + 1);
   if (kind == "constant" || kind == "poisson") {
     auto r = ParseRate(arg, flag);
-    if (!r.ok()) return Bad(flag, text, "the rate must be positive (e.g. 1000 or 50k/s)");
+    if (!r.ok()) return Bad(flag, text, TooLargeOr(arg, "the rate must be positive (e.g. 1000 or 50k/s)"));
     STOREBENCH_RETURN_IF_ERROR(CheckRate(flag, text, *r));
     spec.kind = kind == "constant" ? ScheduleSpec::Kind::kConstant : ScheduleSpec::Kind::kPoisson;
     spec.rate = *r;
@@ -253,11 +397,12 @@ StatusOr<ScheduleSpec> ParseSchedule(std::string_view text, std::string_view fla
       auto at = item.find('@');
       if (at == std::string_view::npos) return Bad(flag, text, fmt::format("step '{}' is not DURATION@RATE", item));
       auto dur = ParseDurationNs(item.substr(0, at), flag);
-      if (!dur.ok() || *dur == 0) return Bad(flag, text, fmt::format("step '{}' has no positive duration", item));
+      if (!dur.ok() || *dur == 0)
+        return Bad(flag, text, TooLargeOr(item.substr(0, at), fmt::format("step '{}' has no positive duration", item)));
       double rate = 0;
       if (item.substr(at + 1) != "0") {
         auto r = ParseRate(item.substr(at + 1), flag);
-        if (!r.ok()) return Bad(flag, text, fmt::format("step '{}' has a bad rate", item));
+        if (!r.ok()) return Bad(flag, text, TooLargeOr(item.substr(at + 1), fmt::format("step '{}' has a bad rate", item)));
         rate = *r;
         STOREBENCH_RETURN_IF_ERROR(CheckRate(flag, text, rate));
       }
@@ -301,19 +446,56 @@ StatusOr<ScheduleSpec> ParseSchedule(std::string_view text, std::string_view fla
   return Bad(flag, text, "unknown schedule");
 }
 
-std::unique_ptr<Arrivals> MakeArrivals(const ScheduleSpec& spec, int index, int count, uint64_t seed) {
+namespace {
+
+// The long-run mean rate (ops/s) of a schedule without an end.
+double MeanRate(const ScheduleSpec& spec) {
+  if (spec.kind != ScheduleSpec::Kind::kSine) return spec.rate;
+  if (spec.b == 0) return spec.RateAt(0);
+  const double period = 2 * std::numbers::pi / std::fabs(spec.b);
+  return SineArrivals(spec, period) / period;
+}
+
+}  // namespace
+
+Status CheckScheduleFitsRun(const ScheduleSpec& spec, uint64_t run_ns, uint64_t ops, std::string_view flag) {
+  if (!spec.open_loop() || spec.kind == ScheduleSpec::Kind::kTrace) return Status::Ok();
+  const double horizon_s = static_cast<double>(kArrivalHorizonNs) / kNsPerS;
+  if (run_ns == 0 && ops == 0 && spec.EndNs() == UINT64_MAX) return Status::Ok();  // another group's --ops ends the run
+  if (run_ns == 0 && spec.EndNs() == UINT64_MAX) {
+    // Bounded by --ops alone: the ops must fall due within the arrivals' horizon.
+    const double mean = MeanRate(spec);
+    if (mean > 0 && static_cast<double>(ops) / mean <= horizon_s) return Status::Ok();
+    return Status::InvalidArgument(fmt::format(
+        "{}: at '{}' the {} ops of --ops would not all fall due within {:.0f} years; give a higher rate or --duration",
+        flag, spec.text, ops, horizon_s / (365.25 * 86400)));
+  }
+  const uint64_t length = run_ns ? std::min(run_ns, spec.EndNs()) : spec.EndNs();
+  const double expected = spec.ExpectedArrivals(length);
+  // Zero is a schedule that asks for nothing in this run (steps at 0, a sine
+  // below zero): it runs and says so. Between 0 and 1 is a rate too small to express.
+  if (expected == 0 || expected >= 1) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{}: '{}' expects {:.3g} arrivals in the run's {} (warm-up and --duration), fewer than one; give a higher rate "
+      "or a longer --duration",
+      flag, spec.text, expected, FormatDurationNs(static_cast<double>(length))));
+}
+
+std::unique_ptr<Arrivals> MakeArrivals(const ScheduleSpec& spec, int index, int count, uint64_t seed,
+                                       uint64_t horizon_ns) {
+  horizon_ns = std::min(horizon_ns, kArrivalHorizonNs);
   switch (spec.kind) {
     case ScheduleSpec::Kind::kClosed:
       return nullptr;
     case ScheduleSpec::Kind::kConstant:
-      return std::make_unique<ConstantArrivals>(spec.rate, index, count, spec.phase_ns);
+      return std::make_unique<ConstantArrivals>(spec.rate, index, count, spec.phase_ns, horizon_ns);
     case ScheduleSpec::Kind::kPoisson:
-      return std::make_unique<PoissonArrivals>(spec.rate, count, seed);
+      return std::make_unique<PoissonArrivals>(spec.rate, count, seed, horizon_ns);
     case ScheduleSpec::Kind::kSine:
     case ScheduleSpec::Kind::kSteps:
-      return std::make_unique<VaryingArrivals>(spec, index, count);
+      return std::make_unique<VaryingArrivals>(spec, index, count, horizon_ns);
     case ScheduleSpec::Kind::kTrace:
-      return std::make_unique<TraceArrivals>(spec.trace, index, count);
+      return std::make_unique<TraceArrivals>(spec.trace, index, count, horizon_ns);
   }
   return nullptr;
 }

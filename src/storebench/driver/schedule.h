@@ -26,6 +26,11 @@ namespace storebench::driver {
 // of the clock arrivals are scheduled on.
 inline constexpr double kMaxRatePerSec = 1e9;
 
+// The latest arrival any stream yields (ns since the start of arrivals, about
+// 146 years): later ones are "none". Far below UINT64_MAX, so that an
+// arrival time plus the run's start instant never wraps.
+inline constexpr uint64_t kArrivalHorizonNs = uint64_t{1} << 62;
+
 struct ScheduleSpec {
   enum class Kind { kClosed, kConstant, kPoisson, kSine, kSteps, kTrace } kind = Kind::kClosed;
   double rate = 0;                 // constant, poisson: ops/s for the whole group
@@ -46,6 +51,11 @@ struct ScheduleSpec {
   uint64_t EndNs() const;
   // The highest rate it asks for (ops/s): a trace's densest second; 0 for closed.
   double PeakRate() const;
+  // Expected arrivals of the whole group in [0, t_ns); a trace's exact count.
+  double ExpectedArrivals(uint64_t t_ns) const;
+  // The first instant after t_ns at which the rate is positive (sine, steps);
+  // UINT64_MAX when it never is again. Always > t_ns.
+  uint64_t NextPositiveNs(uint64_t t_ns) const;
 };
 
 // Parses a --schedule value. A trace file is read here: one arrival time per
@@ -61,7 +71,20 @@ class Arrivals {
   virtual double ExpectedBefore(uint64_t t_ns) const = 0;
 };
 
-// The stream for worker `index` of `count` sharing `spec`; `seed` drives Poisson draws.
-std::unique_ptr<Arrivals> MakeArrivals(const ScheduleSpec& spec, int index, int count, uint64_t seed);
+// The stream for worker `index` of `count` sharing `spec`; `seed` drives Poisson
+// draws. It yields no arrival at or after `horizon_ns` (the run's end, when
+// known): Next() then returns UINT64_MAX at once, however far the next
+// arrival lies or however long the rate stays zero.
+std::unique_ptr<Arrivals> MakeArrivals(const ScheduleSpec& spec, int index, int count, uint64_t seed,
+                                       uint64_t horizon_ns = kArrivalHorizonNs);
+
+// Refuses, before a run, a schedule whose rate is too small for the run to
+// hold one arrival: `run_ns` is the run's length in arrival time (warm-up and
+// --duration; 0 when only `ops` bounds it). With a length, a positive rate
+// expecting fewer than one arrival in it is refused; a schedule whose rate is
+// zero all run long (steps at 0, a sine below zero) is accepted and measures
+// 0 ops. With --ops alone, the ops must be due within kArrivalHorizonNs.
+// `flag` names where the schedule came from, e.g. "--schedule".
+Status CheckScheduleFitsRun(const ScheduleSpec& spec, uint64_t run_ns, uint64_t ops, std::string_view flag);
 
 }  // namespace storebench::driver

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <numbers>
+#include <vector>
 
 namespace storebench::driver {
 namespace {
@@ -152,6 +154,97 @@ TEST(Schedule, TraceDirectoryIsNamed) {
   auto r = ParseSchedule("trace:" + ::testing::TempDir());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("is a directory"), std::string::npos) << r.status().message();
+}
+
+// The arrivals a stream yields before `horizon_ns`, within `calls` calls of
+// Next(): each call returns at once (no stepping through a run-long gap).
+std::vector<uint64_t> Within(const ScheduleSpec& spec, uint64_t horizon_ns, int calls = 100) {
+  auto a = MakeArrivals(spec, 0, 1, 1, horizon_ns);
+  std::vector<uint64_t> out;
+  for (int i = 0; i < calls; ++i) {
+    const uint64_t t = a->Next();
+    if (t == UINT64_MAX) return out;
+    EXPECT_LT(t, horizon_ns) << spec.text;
+    out.push_back(t);
+  }
+  ADD_FAILURE() << spec.text << ": still yielding after " << calls << " calls";
+  return out;
+}
+
+// S1: a rate far too small, or one that stays zero all run long, used to
+// leave the stream looping (a sine at zero stepped 1 ms at a time to the end
+// of the 64-bit clock) or returning a wrapped time. Past the run's end, every
+// kind says "none" at once.
+TEST(Schedule, NextArrivalBeyondTheRunsEndIsNoneAtOnce) {
+  const uint64_t run = 300'000'000;
+  const std::string trace = ::testing::TempDir() + "/late_trace.txt";
+  {
+    std::ofstream out(trace);
+    out << "0.1\n5\n6\n";
+  }
+  const std::pair<std::string, size_t> cases[] = {
+      {"constant:1e-9", 1},         {"poisson:1e-12", 0},   {"sine:-1,0,0,0", 0},  {"sine:-1,1e-9,0,0", 0},
+      {"steps:10s@0", 0},           {"steps:1s@0,1s@1000", 0}, {"trace:" + trace, 1}, {"constant:10", 3}};
+  for (const auto& [text, expected] : cases) {
+    auto spec = ParseSchedule(text);
+    ASSERT_TRUE(spec.ok()) << spec.status().message();
+    EXPECT_EQ(Within(*spec, run).size(), expected) << text;
+  }
+  // Without a run's end (--ops alone) the stream ends at kArrivalHorizonNs, never wrapping.
+  auto tiny = MakeArrivals(*ParseSchedule("constant:1e-12"), 0, 1, 1);
+  EXPECT_EQ(tiny->Next(), 0u);
+  EXPECT_EQ(tiny->Next(), UINT64_MAX);
+  EXPECT_EQ(Within(*ParseSchedule("sine:-1,0,0,0"), kArrivalHorizonNs).size(), 0u);
+  std::remove(trace.c_str());
+}
+
+// Where the rate is zero the stream jumps to where it turns positive, not 1 ms at a time.
+TEST(Schedule, ZeroRateStretchesEndWhereTheRateTurnsPositive) {
+  auto steps = *ParseSchedule("steps:1s@0,1s@1000");
+  EXPECT_EQ(MakeArrivals(steps, 0, 1, 1)->Next(), 1'000'000'000u);
+  EXPECT_EQ(steps.NextPositiveNs(0), 1'000'000'000u);
+  // -sin(t) is positive for t in (π, 2π): the first arrival is just after π s.
+  auto sine = *ParseSchedule("sine:-1000,1,0,0");
+  const uint64_t first = MakeArrivals(sine, 0, 1, 1)->Next();
+  EXPECT_NEAR(static_cast<double>(first) / 1e9, std::numbers::pi, 1e-6);
+  EXPECT_GT(sine.RateAt(first), 0);
+  // After the positive arc, the next one starts a period (2π s) later.
+  EXPECT_NEAR(static_cast<double>(sine.NextPositiveNs(7'000'000'000)) / 1e9, 3 * std::numbers::pi, 1e-6);
+  EXPECT_EQ(ParseSchedule("sine:-1,0,0,0")->NextPositiveNs(0), UINT64_MAX);
+  // A zero stretch in mid-run costs the counts nothing.
+  EXPECT_NEAR(static_cast<double>(CountArrivals(sine, 1, 20'000'000'000)), sine.ExpectedArrivals(20'000'000'000), 3);
+}
+
+// S1: a positive rate that cannot give the run one arrival is refused before
+// the run, naming the flag; a rate that is zero all run long is not (it runs,
+// and its result says no arrivals were due).
+TEST(Schedule, ARateTooSmallForTheRunIsRefusedNamingTheFlag) {
+  const uint64_t run = 1'000'000'000;
+  for (const char* bad : {"constant:1e-9", "poisson:1e-12", "sine:1e-12,1,0,0", "steps:1s@1e-6", "constant:0.5"}) {
+    Status st = CheckScheduleFitsRun(*ParseSchedule(bad), run, 0, "--schedule");
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(st.message().rfind("--schedule: ", 0), 0u) << st.message();
+    EXPECT_NE(st.message().find("fewer than one"), std::string::npos) << st.message();
+  }
+  for (const char* ok : {"constant:1", "poisson:2", "sine:-1,0,0,0", "steps:1s@0", "steps:500ms@0,1s@10", "closed"})
+    EXPECT_TRUE(CheckScheduleFitsRun(*ParseSchedule(ok), run, 0, "--schedule").ok()) << ok;
+  // --ops alone: the ops must fall due within the arrivals' horizon (146 years).
+  EXPECT_TRUE(CheckScheduleFitsRun(*ParseSchedule("constant:1e-6"), 0, 10, "--schedule").ok());
+  for (const char* bad : {"constant:1e-9", "poisson:1e-12", "sine:-1,0,0,0"}) {
+    Status st = CheckScheduleFitsRun(*ParseSchedule(bad), 0, 10, "--schedule");
+    EXPECT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find("--ops"), std::string::npos) << st.message();
+  }
+  EXPECT_TRUE(CheckScheduleFitsRun(*ParseSchedule("steps:1s@0"), 0, 10, "--schedule").ok());
+}
+
+// Overflow is "too large", never "must be positive" or "not a number".
+TEST(Schedule, AnOverflowingNumberIsTooLarge) {
+  for (const char* bad : {"constant:1e309", "poisson:1e400/s", "sine:1e309,1,0,1", "steps:1e309s@10", "steps:1s@1e309"}) {
+    auto r = ParseSchedule(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("too large"), std::string::npos) << r.status().message();
+  }
 }
 
 }  // namespace

@@ -45,21 +45,48 @@ StatusOr<uint64_t> ParseHiccupPeriod(const std::string& text) {
   return *ns;
 }
 
+constexpr const char* kTwoPhaseForm = "a fraction of the measured capacity in (0, 2] such as 0.8, or a rate such as 40000/s";
+
+Status BadTwoPhase(const std::string& text, std::string_view why) {
+  return Status::InvalidArgument(fmt::format("--two-phase: '{}' {}; expected {}", text, why, kTwoPhaseForm));
+}
+
+// A fraction (a plain number) or a rate (ending in /s); each wrong form says what is wrong with it.
 StatusOr<TwoPhase> ParseTwoPhase(const std::string& text) {
   TwoPhase t;
   t.on = true;
-  constexpr const char* kForm = "--two-phase: expected a fraction of the measured capacity in (0, 2], e.g. 0.8, or a "
-                                "rate such as 40k/s";
-  if (text.find("/s") != std::string::npos) {
+  const bool rate = text.size() > 2 && text.ends_with("/s");
+  if (NumberTooLarge(text)) return BadTwoPhase(text, "is too large");
+  if (rate) {
     auto r = ParseRate(text, "--two-phase");
-    if (!r.ok()) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+    if (!r.ok()) return BadTwoPhase(text, "is not a positive rate");
     t.rate = *r;
     return t;
   }
   auto v = ParseDouble(text, "--two-phase");
-  if (!v.ok() || !(*v > 0) || *v > 2) return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
+  if (!v.ok()) {
+    if (ParseRate(text, "--two-phase").ok()) return BadTwoPhase(text, "is a rate without /s (a rate ends in /s)");
+    return BadTwoPhase(text, "is neither a fraction nor a rate");
+  }
+  if (!(*v > 0) || *v > 2) return BadTwoPhase(text, "is a fraction outside (0, 2]");
   t.fraction = *v;
   return t;
+}
+
+// Phase 2's rate is known only after phase 1; what can be refused before is a
+// given rate, or a fraction, too small for the run to hold one arrival even
+// at the fastest capacity a schedule can express (driver::kMaxRatePerSec).
+Status CheckTwoPhaseFitsRun(const CoreOptions& o) {
+  if (!o.two_phase.on) return Status::Ok();
+  const bool given_rate = o.two_phase.rate > 0;
+  driver::ScheduleSpec phase2 = *driver::ParseSchedule("constant:1");
+  phase2.rate = given_rate ? o.two_phase.rate : o.two_phase.fraction * driver::kMaxRatePerSec;
+  const uint64_t run_ns = o.duration_ns ? o.warmup_ns + o.duration_ns : 0;
+  if (driver::CheckScheduleFitsRun(phase2, run_ns, o.ops, "--two-phase").ok()) return Status::Ok();
+  const std::string value = given_rate ? fmt::format("{:g}/s", o.two_phase.rate) : fmt::format("{:g}", o.two_phase.fraction);
+  return BadTwoPhase(value, fmt::format("is too small: phase 2 would have fewer than one arrival in {}{}",
+                                        run_ns ? "--warmup and --duration" : "the 146 years --ops may take",
+                                        given_rate ? "" : " even at the fastest capacity a schedule can express (1e9/s)"));
 }
 
 }  // namespace
@@ -118,7 +145,8 @@ const OptionTable<CoreOptions>& CoreOptionTable() {
                 "10ms when it must preempt a worker",
                 "auto", "auto, off or a duration such as 1ms", &ParseHiccupPeriod)
         .Flag("stonewall", &CoreOptions::stonewall,
-              "under mpirun with --ops: the first rank to finish stops every rank (as IOR's stonewalling)");
+              "under mpirun with --ops: the first rank to finish stops every rank (as IOR's stonewalling)")
+        .Require(&CheckTwoPhaseFitsRun);
     return t;
   }();
   return table;

@@ -168,6 +168,19 @@ Status CheckGroups(const backend::Backend& b, const driver::RunConfig& c) {
   return Status::Ok();
 }
 
+// Every open-loop group's schedule can hold an arrival in the run (driver::CheckScheduleFitsRun).
+Status CheckSchedulesFit(const Job& job, const driver::RunConfig& c) {
+  const uint64_t run_ns = c.duration_ns ? c.warmup_ns + c.duration_ns : 0;
+  for (size_t i = 0; i < c.groups.size(); ++i) {
+    const driver::WorkerGroup& g = c.groups[i];
+    const std::string flag = i < job.classes.size() ? fmt::format("--class {}: schedule", g.name)
+                             : i == 0               ? std::string("--schedule")
+                                                    : fmt::format("--schedule of group '{}'", g.name);
+    STOREBENCH_RETURN_IF_ERROR(driver::CheckScheduleFitsRun(g.schedule, run_ns, g.ops, flag));
+  }
+  return Status::Ok();
+}
+
 // `job` with every default filled in and its path options absolute.
 Job ResolvedJob(const Job& job, const backend::BackendInfo& info) {
   Job resolved = job;
@@ -181,6 +194,8 @@ Job ResolvedJob(const Job& job, const backend::BackendInfo& info) {
 }
 
 }  // namespace
+
+const std::vector<OptionSpec>& ClassOptionSpecs() { return ClassOptionTable().Specs(); }
 
 StatusOr<ClassText> SplitClass(const std::string& text) {
   auto colon = text.find(':');
@@ -239,6 +254,7 @@ StatusOr<Plan> MakePlan(const Job& job) {
   STOREBENCH_RETURN_IF_ERROR(AddWorkloadGroups(*plan.backend, job, plan.core, &plan.config));
   if (plan.core.ops) SplitOps(plan.core.ops, &plan.config);
   STOREBENCH_RETURN_IF_ERROR(CheckGroups(*plan.backend, plan.config));
+  STOREBENCH_RETURN_IF_ERROR(CheckSchedulesFit(job, plan.config));
   if (plan.core.cache != io::CacheState::kAsIs && !(plan.info->capabilities & backend::kNeedsData))
     return Status::InvalidArgument(fmt::format("--cache: backend '{}' has no data set", job.backend));
   plan.job = ResolvedJob(job, *plan.info);

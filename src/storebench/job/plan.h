@@ -43,6 +43,8 @@ struct ClassText {
 };
 // InvalidArgument with the accepted --class form when `text` is not NAME:key=value,...
 StatusOr<ClassText> SplitClass(const std::string& text);
+// The keys a --class may set, as an option table declares them.
+const std::vector<OptionSpec>& ClassOptionSpecs();
 
 // The message for a --backend that names no backend of this binary.
 Status UnknownBackend(const std::string& name);

@@ -128,6 +128,7 @@ nlohmann::json ScheduleJson(const driver::RunResult& r) {
     schedule["achieved_ops_per_sec"] = achieved;
     schedule["achieved_fraction"] = offered > 0 ? achieved / offered : 0;
     schedule["end_backlog_ops"] = r.unstarted;
+    schedule["no_arrivals_due"] = r.no_arrivals_due();
   }
   return schedule;
 }
@@ -371,6 +372,9 @@ std::string OpenLoopLines(const driver::RunResult& r, double ops_per_sec) {
                    r.sustained() ? "sustained" : "not sustained", max_backlog, d(max_lag),
                    r.unstarted ? fmt::format(", {} due {} never started", r.unstarted, r.unstarted == 1 ? "op" : "ops")
                                : "");
+  if (r.no_arrivals_due())
+    s += "  schedule  no arrivals were due in the measured window: the schedule's rate stayed zero or its next "
+         "arrival lay beyond the run's end\n";
   s += PlatformSentence(r, lag, service);
   return s;
 }

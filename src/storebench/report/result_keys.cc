@@ -59,6 +59,8 @@ constexpr ResultKey kKeys[] = {
     {"schedule.achieved_ops_per_sec", kValue, "open loop: the rate that ran"},
     {"schedule.achieved_fraction", kValue, "open loop: achieved / offered"},
     {"schedule.end_backlog_ops", kValue, "open loop: ops due and not started at the end (as totals.unstarted)"},
+    {"schedule.no_arrivals_due", kValue, "open loop: true when no arrival fell due in the measured window (the "
+                                         "rate stayed zero, or the next arrival lay beyond the end): 0 ops, on time"},
     {"causes.definition", kValue, "the formula of the shares below, in words"},
     {"causes.p99", kCauses, "open loop: what the response p99 is made of"},
     {"causes.max", kCauses, "open loop: what the response maximum is made of"},

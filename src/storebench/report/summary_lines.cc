@@ -67,7 +67,9 @@ constexpr SummaryLine kLines[] = {
      R"md(offered ops ran, or all but one per worker, and the due ops never started are at most 1% of )md"
      R"md(those that ran: `IdealClientRun.SustainedFollowsAchievedAgainstOffered`), the largest backlog )md"
      R"md((arrivals due and not yet started) and the largest start lag seen in any interval, and `N due )md"
-     R"md(ops never started` at the end.)md"},
+     R"md(ops never started` at the end. A second `schedule` line, `no arrivals were due in the measured )md"
+     R"md(window`, says why a run measured 0 ops: its rate stayed zero (a sine below zero, steps at 0) or its )md"
+     R"md(next arrival lay beyond the end (`BadValues.AScheduleWithNoArrivalEndsOnTimeWithZeroOps`).)md"},
     {kNamed, "platform", true, R"md(`platform`)md",
      R"md(— who held the CPU during the window: how long the workers waited on the run queue (and their )md"
      R"md(involuntary switches), the engine's own threads (by name), the client's threads (reporter, )md"
