@@ -49,7 +49,7 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
   app->add_option("runs", f->operands,
                   "RUN.json, a group of repeats RUN1.json,RUN2.json,…, or a matrix directory (two or more)")
       ->required();
-  app->add_option("--json", f->json_path, "write the comparison (JSON) here")->check(NonEmptyPath());
+  app->add_option("--json", f->json_path, "write the comparison (JSON) here");
   AddComparisonFlags(app, f);
 }
 

@@ -22,6 +22,7 @@
 #include "storebench/cli/report_command.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/cli/search_command.h"
+#include "storebench/cli/table_flags.h"
 #include "storebench/whisper/tools.h"
 
 namespace {
@@ -86,6 +87,7 @@ void SetUp(CommandLine* c) {
   AddSearchFlags(c->search, &c->search_flags);
   c->help = app.add_subcommand("help", "the references the documentation holds, printed from the code (--markdown)");
   AddHelpFlags(c->help, &c->help_flags);
+  RefuseEmptyValues(&app);
 }
 
 // Parses argv; returns an exit code when the process ends here (help, version, a parse error).

@@ -283,14 +283,13 @@ const OptionTable<MatrixOptions>& MatrixOptionTable() {
 
 void AddMatrixFlags(CLI::App* app, MatrixFlags* f) {
   app->add_option("--out", f->out, "directory for every run's JSON and the manifest (resumes what is there)")
-      ->required()
-      ->check(NonEmptyPath());
+      ->required();
   // One value per --vary: a greedy vector option would swallow the `--` that starts RUN-ARGS.
   app->add_option("--vary", f->vary, "KEY=V1,V2,…: a run flag without dashes and its values (repeatable)")
       ->required()
       ->allow_extra_args(false);
   AddTableOptions(app, MatrixOptionTable().Specs(), &f->options);
-  app->add_option("--html", f->html_path, "after the grid, write its self-contained HTML report here")->check(NonEmptyPath());
+  app->add_option("--html", f->html_path, "after the grid, write its self-contained HTML report here");
   app->add_option("run-args", f->run_args, "arguments of `storebench run` after --, e.g. -- --backend null --duration 5s");
   AddComparisonFlags(app, &f->compare);
   AddProgressFlag(app, &f->progress);

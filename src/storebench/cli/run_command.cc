@@ -168,13 +168,6 @@ void AddProgressFlag(CLI::App* app, job::ProgressMode* mode) {
       ->group("Outputs");
 }
 
-const CLI::Validator& NonEmptyPath() {
-  static const CLI::Validator v(
-      [](std::string& value) { return value.empty() ? std::string("give a file name, not an empty value") : ""; },
-      "PATH", "non-empty path");
-  return v;
-}
-
 std::string ParseErrorText(const CLI::ParseError& error) {
   const std::string what = error.what();
   static const std::string kAtMost = ": At Most 1 required but received ";
@@ -191,15 +184,15 @@ int ReportError(const Status& status) {
 }
 
 void AddOutputFlags(CLI::App* app, job::Outputs* o) {
-  app->add_option("--json", o->json_path, "write the result document (JSON) here")->check(NonEmptyPath())->group("Outputs");
-  app->add_option("--csv", o->csv_path, "write the interval timeline (CSV) here")->check(NonEmptyPath())->group("Outputs");
-  app->add_option("--html", o->html_path, "write a self-contained HTML report of the run here")->check(NonEmptyPath())
+  app->add_option("--json", o->json_path, "write the result document (JSON) here")->group("Outputs");
+  app->add_option("--csv", o->csv_path, "write the interval timeline (CSV) here")->group("Outputs");
+  app->add_option("--html", o->html_path, "write a self-contained HTML report of the run here")
       ->group("Outputs");
   app->add_option("--hlog", o->hlog_path,
-                  "write the interval histograms as an HdrHistogram interval log (one tag per op kind) here")->check(NonEmptyPath())
+                  "write the interval histograms as an HdrHistogram interval log (one tag per op kind) here")
       ->group("Outputs");
   app->add_option("--hgrm", o->hgrm_path,
-                  "write the response-time percentile distribution in HdrHistogram's .hgrm form (microseconds) here")->check(NonEmptyPath())
+                  "write the response-time percentile distribution in HdrHistogram's .hgrm form (microseconds) here")
       ->group("Outputs");
   app->add_option("--title", o->title, "title of the human summary")->group("Outputs");
   app->add_flag("--quiet", o->quiet, "no progress line and no summary")->group("Outputs");

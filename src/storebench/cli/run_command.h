@@ -62,10 +62,6 @@ int ExecuteRun(const job::Job& job, const std::vector<std::string>& argv, const 
                bool print_job = false, const std::string& job_file = "");
 int ExecutePrepare(const job::Job& job, const std::atomic<bool>* stop);
 
-// A CLI11 check for an output flag: an empty value (`--json ""`) is refused
-// at parse time rather than taken as "no output".
-const CLI::Validator& NonEmptyPath();
-
 // Under mpirun: `run` and `prepare` on every rank; rank 0 plans the job from
 // `flags`, shares it, merges and writes the result. Every rank returns the same exit code.
 int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::vector<std::string>& argv,

@@ -21,4 +21,12 @@ void AddTableOption(CLI::App* app, const OptionSpec& spec, const std::string& he
 void AddTableOptions(CLI::App* app, const std::vector<OptionSpec>& specs, OptionValues* values,
                      const std::string& group = "Options");
 
+// Refuses an empty value ("") for every option of `app` and of its
+// subcommands that takes one — table options with their form, the others
+// generically — except where the table says "" is a choice and the operands
+// after `--` that are handed to `storebench run` (which checks them itself).
+// Called once, when the command line is complete: the one place the command
+// line refuses "" (OptionTable::Apply is the one place for job files).
+void RefuseEmptyValues(CLI::App* app);
+
 }  // namespace storebench::cli
