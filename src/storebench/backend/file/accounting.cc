@@ -15,11 +15,6 @@ void FileAccounting::Begin() {
   first_error_ = Status::Ok();
 }
 
-Status FileAccounting::End() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return first_error_;
-}
-
 void FileAccounting::AddWorker(const FileWorkerTotals& t) {
   std::lock_guard<std::mutex> lock(mu_);
   io_ += t.io;
@@ -46,6 +41,7 @@ uint64_t FileAccounting::Ops() const {
 
 void FileAccounting::Figures(const Dataset& dataset, const FileOptions& o, measure::MetricSet* out) const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (!first_error_.ok()) out->Text({"file", "first_error"}, first_error_.message());
   out->Counter({"io", "ops"}, Ops(), Unit::kOps);
   out->Counter({"io", "reads"}, io_.requests, Unit::kCalls);
   out->Counter({"io", "requested_bytes"}, io_.bytes_requested, Unit::kBytes);

@@ -63,8 +63,6 @@ class FileAccounting {
  public:
   // Resets the totals.
   void Begin();
-  // Returns the first failure a worker reported (it fails the run).
-  Status End();
   void AddWorker(const FileWorkerTotals& totals);
 
   void Figures(const Dataset& dataset, const FileOptions& options, measure::MetricSet* out) const;

@@ -77,6 +77,10 @@ TEST_F(FileCli, EveryMethodReturnsTheStampedBytes) {
   }
 }
 
+// M6: a block --verify finds corrupted is a counted outcome (error:verify),
+// like a failed read: the run goes on, its result is written, the first
+// failure is named (file.first_error), and --max-errors / --max-error-ratio
+// decide the exit code. It used to end the run with exit 2 and no result.
 TEST_F(FileCli, CorruptedBlockIsNamedWithFileAndOffset) {
   Prepare(data_);
   {
@@ -84,10 +88,34 @@ TEST_F(FileCli, CorruptedBlockIsNamedWithFileAndOffset) {
     f.seekp(3 * 4096 + 100);
     f.write("garbage", 7);
   }
-  Outcome o = Run("run --backend file --data " + data_ +
-                  " --workload seqread --threads 1 --block-size 4k --verify --ops 2048 --quiet");
-  EXPECT_EQ(o.code, 2) << o.err;
-  EXPECT_NE(o.err.find("data-00001.bin (file 1) at offset 12288"), std::string::npos) << o.err;
+  const std::string path = (dir_ / "verify.json").string();
+  const std::string run = "run --backend file --data " + data_ + " --workload seqread --threads 1 --block-size 4k "
+                          "--verify --ops 2048 --quiet --json " + path;
+  // 2 of 2048 reads fail (the block is read once per pass): within the default 1%.
+  Outcome o = Run(run);
+  EXPECT_EQ(o.code, 0) << o.err;
+  ASSERT_TRUE(std::filesystem::exists(path)) << o.err;
+  json j = json::parse(Slurp(path));
+  EXPECT_EQ(j["totals"]["outcomes"]["error:verify"], 2) << j["totals"].dump();
+  EXPECT_EQ(j["totals"]["errors"], 2);
+  EXPECT_EQ(j["totals"]["ops"], 2048);
+  EXPECT_NE(j["file"]["first_error"].get<std::string>().find("data-00001.bin (file 1) at offset 12288"),
+            std::string::npos) << j["file"].dump();
+  // Beyond --max-error-ratio: exit 1, the result still written.
+  std::filesystem::remove(path);
+  o = Run(run + " --max-error-ratio 0");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.err.find("--max-error-ratio"), std::string::npos) << o.err;
+  ASSERT_TRUE(std::filesystem::exists(path));
+  EXPECT_EQ(json::parse(Slurp(path))["totals"]["outcomes"]["error:verify"], 2);
+  // --max-errors 1 stops the run at the first: exit 1, the result written.
+  std::filesystem::remove(path);
+  o = Run(run + " --max-errors 1");
+  EXPECT_EQ(o.code, 1) << o.err;
+  ASSERT_TRUE(std::filesystem::exists(path));
+  j = json::parse(Slurp(path));
+  EXPECT_EQ(j["totals"]["outcomes"]["error:verify"], 1);
+  EXPECT_LT(j["totals"]["ops"].get<uint64_t>(), 2048u);
   // Without --verify the same run passes: the check is what found it.
   EXPECT_EQ(Run("run --backend file --data " + data_ + " --workload seqread --ops 2048 --quiet").code, 0);
 }
