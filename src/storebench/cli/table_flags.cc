@@ -43,7 +43,7 @@ void AddTableOptions(CLI::App* app, const std::vector<OptionSpec>& specs, Option
 
 void RefuseEmptyValues(CLI::App* app) {
   for (CLI::Option* o : app->get_options()) {
-    if (o->get_type_size() == 0 || o->get_name() == "run-args" || HasValidator(o, kNonEmpty)) continue;
+    if (o->get_expected_min() == 0 || o->get_name() == "run-args" || HasValidator(o, kNonEmpty)) continue;
     // First, before a check of its own (a list of choices) words it otherwise.
     o->transform(NonEmpty("an empty value means nothing here; give a value or leave the flag out"));
   }
