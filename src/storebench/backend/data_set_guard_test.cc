@@ -57,6 +57,7 @@ class DataSetGuard : public storebench::testing::BinaryTest {
   // Starts the binary in the background, its stdout and stderr into files named after `tag`.
   pid_t Start(const std::vector<std::string>& args, const std::string& tag) {
     const std::string out = (dir_ / (tag + ".out")).string(), err = (dir_ / (tag + ".err")).string();
+    fs::remove(out), fs::remove(err);  // a previous run's files must not pass for this one's
     pid_t pid = fork();
     if (pid == 0) {
       int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -70,8 +71,9 @@ class DataSetGuard : public storebench::testing::BinaryTest {
     }
     return pid;
   }
-  // True once the background run has drawn a progress line: it is in its run.
-  bool Running(const std::string& tag) { return !Slurp(dir_ / (tag + ".err")).empty(); }
+  // True once the background run has drawn a progress line with an op count:
+  // the reporter draws it, so the data set is open and the workers run.
+  bool Running(const std::string& tag) { return Slurp(dir_ / (tag + ".err")).find(" ops") != std::string::npos; }
   bool Finished(const std::string& tag) { return !Slurp(dir_ / (tag + ".out")).empty(); }
   // Waits until `ready` holds or the process ended; false when it ended first.
   bool WaitFor(pid_t pid, const std::function<bool()>& ready) {

@@ -13,11 +13,12 @@ void FileAccounting::Begin() {
   harness_ = {};
   groups_.clear();
   first_error_ = Status::Ok();
+  first_verify_error_ = Status::Ok();
 }
 
 Status FileAccounting::End() {
   std::lock_guard<std::mutex> lock(mu_);
-  return first_error_;
+  return first_verify_error_;
 }
 
 void FileAccounting::AddWorker(const FileWorkerTotals& t) {
@@ -36,6 +37,7 @@ void FileAccounting::AddWorker(const FileWorkerTotals& t) {
     g.first_pass_ns = std::max(g.first_pass_ns, t.first_pass_ns);
   }
   if (first_error_.ok() && !t.first_error.ok()) first_error_ = t.first_error;
+  if (first_verify_error_.ok() && !t.first_verify_error.ok()) first_verify_error_ = t.first_verify_error;
 }
 
 uint64_t FileAccounting::Ops() const {
@@ -78,6 +80,7 @@ void FileAccounting::Figures(const Dataset& dataset, const FileOptions& o, measu
 
   out->Text({"file", "workload"}, std::string(WorkloadName(o.workload))).summary = "workload";
   out->Text({"file", "method"}, o.method).summary = "method";
+  if (!first_error_.ok()) out->Text({"file", "first_error"}, first_error_.message());
   out->Gauge({"file", "block_size"}, static_cast<double>(o.block_size), Unit::kBytes, MergeRule::kSame).summary =
       "block";
   out->Flag({"file", "direct"}, o.direct).summary = "O_DIRECT";

@@ -56,7 +56,8 @@ struct FileWorkerTotals {
   bool scans = false;             // the worker scans (first_pass_ns is meaningful)
   HarnessSamples harness;         // measured window only
   io::IoCounters io;
-  Status first_error;             // first I/O or verify failure
+  Status first_error;             // first I/O failure: counted, the run goes on (file.first_error)
+  Status first_verify_error;      // first block that failed --verify: ends the run with this error
 };
 
 class FileAccounting {
@@ -84,6 +85,7 @@ class FileAccounting {
   HarnessSamples harness_;  // summed over workers
   std::map<int, Group> groups_;
   Status first_error_;
+  Status first_verify_error_;
 };
 
 }  // namespace storebench::backend::file

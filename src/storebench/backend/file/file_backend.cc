@@ -100,6 +100,11 @@ class FileBackend final : public Backend {
     return Status::Ok();
   }
 
+  // A failed read (EIO, a file cut short or removed during the run) is an
+  // outcome counted per kind, not a reason to lose the run: the first one's
+  // message is a figure (file.first_error) and --max-error-ratio decides
+  // whether the run failed, as for whisper. A block that fails --verify
+  // still ends the run with its error.
   Status AfterRun() override { return accounting_.End(); }
 
   void Figures(measure::MetricSet* out) const override {

@@ -122,7 +122,8 @@ class FileWorkerBase : public Worker {
   }
 
   uint32_t Fail(const Status& st, uint32_t outcome) {
-    if (totals_.first_error.ok()) totals_.first_error = st;
+    Status& first = outcome == kErrorVerify ? totals_.first_verify_error : totals_.first_error;
+    if (first.ok()) first = st;
     return outcome;
   }
 
