@@ -49,7 +49,7 @@ StatusOr<PrepareClaim> PrepareClaim::Take(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
-    return Status::InvalidArgument(fmt::format("--data {}: cannot create it: {}{}", dir, ec.message(),
+    return Status::IOError(fmt::format("--data {}: cannot create it: {}{}", dir, ec.message(),
                                                ec == std::errc::read_only_file_system ? " (a read-only file system)" : ""));
   auto lock = DirLock::Acquire(dir, "--data");
   if (!lock.ok()) return lock.status();
