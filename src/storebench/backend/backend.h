@@ -161,7 +161,12 @@ class Backend {
   virtual Status Open() { return Status::Ok(); }
   // The files of the opened data set (kNeedsData): their page-cache state is
   // set and their residency measured by the job layer, around the run.
+  // Only the files the backend reads as data: never an engine's lock or
+  // control files (io/page_cache.h says why). Called before and after a run.
   virtual std::vector<std::string> DataPaths() const { return {}; }
+  // True when a run, as configured, writes into the data set: the job layer
+  // then holds the data set's lock exclusively for the run (shared otherwise).
+  virtual bool WritesData() const { return false; }
   // The data set's directory (for the environment's filesystem facts); empty = none.
   virtual std::string DataDir() const { return ""; }
   // Op kinds and outcomes recorded by this backend's workers.

@@ -39,10 +39,10 @@ class DatasetFaults : public storebench::testing::BinaryTest {
     fs::create_directories(Data());
     std::ofstream(fs::path(Data()) / name) << text;
   }
-  // Holds the data set directory's lock as another writer would.
+  // Holds the data set directory's lock (a flock on the directory) as another writer would.
   int HoldLock(const std::string& dir) {
     fs::create_directories(dir);
-    int fd = ::open((dir + "/.storebench.lock").c_str(), O_RDWR | O_CREAT, 0644);
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     EXPECT_GE(fd, 0);
     EXPECT_EQ(flock(fd, LOCK_EX), 0);
     return fd;
@@ -128,7 +128,7 @@ TEST_F(DatasetFaults, SecondPrepareOfADirectoryIsRefused) {
     int fd = HoldLock(Data());
     Outcome o = Run(std::string("prepare ") + args + " --data " + Data());
     ::close(fd);
-    EXPECT_EQ(o.code, 1) << args << ": " << o.err;
+    EXPECT_EQ(o.code, 2) << args << ": " << o.err;
     EXPECT_EQ(LineCount(o.err), 1u) << o.err;
     EXPECT_NE(o.err.find("--data " + Data() + ": another storebench process is writing there"), std::string::npos)
         << o.err;
@@ -264,7 +264,7 @@ TEST_F(DatasetFaults, RocksdbPrepareStoppedIsRefusedByRunAndRestartedByPrepare) 
   int fd = HoldLock(Data());
   o = Run("prepare --backend rocksdb --data " + Data() + " --num 1000");
   ::close(fd);
-  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_NE(o.err.find("another storebench process is writing there"), std::string::npos) << o.err;
 }
 #else

@@ -1,8 +1,14 @@
-// DirLock: one writer per directory. A data set's prepare and a matrix's
-// --out hold an exclusive flock(2) on DIR/.storebench.lock while they write,
-// so a second writer is refused at once with one line instead of both
-// writing the same files. The kernel drops the lock when the process ends,
-// however it ends (a SIGKILL leaves no stale lock); the empty lock file stays.
+// DirLock: one writer per directory. Whatever writes into a data set (its
+// prepare, a run that writes: rocksdb, whisper updates) or into a matrix's or
+// search's --out holds an exclusive flock(2) on the directory itself while it
+// writes; a run that only reads holds a shared one, so readers run side by
+// side but never beside a writer. A second writer is refused at once with one
+// line naming the holder. The lock is taken on the directory, not on a file in
+// it, so taking it writes nothing: a run against a database storebench did not
+// make (db_bench's) leaves that directory as it was. The kernel drops the lock
+// when the process ends, however it ends (a SIGKILL leaves no stale lock).
+// It is a flock lock, not a POSIX one: no close() of another descriptor of
+// the directory can drop it.
 // Thread-safety: a DirLock is owned by one thread; distinct objects are independent.
 #pragma once
 
@@ -15,11 +21,12 @@ namespace storebench {
 
 class DirLock {
  public:
-  // Takes the lock of `dir` without waiting. IOError naming `flag` and the
-  // directory when another process holds it. Where no lock file can be made
-  // (no such directory, read-only, no permission) it returns a lock that
-  // holds nothing: the caller's own write fails there with a better message.
-  static StatusOr<DirLock> Acquire(const std::string& dir, std::string_view flag);
+  enum class Mode { kExclusive, kShared };
+  // Takes the lock of `dir` without waiting. InvalidArgument naming `flag`,
+  // the directory and the holding process when another process holds it. Where
+  // `dir` does not exist (or cannot be opened) it returns a lock that holds
+  // nothing: the caller's own use fails there with a better message.
+  static StatusOr<DirLock> Acquire(const std::string& dir, std::string_view flag, Mode mode = Mode::kExclusive);
   // Makes `dir` (and its parents) first: a command's output directory
   // (matrix's and search's --out). InvalidArgument naming `flag` when it
   // cannot be made.
@@ -32,11 +39,14 @@ class DirLock {
   DirLock& operator=(const DirLock&) = delete;
   ~DirLock();
 
+  bool held() const { return fd_ >= 0; }
+
  private:
   explicit DirLock(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
 
+// The empty file older storebench versions locked; a data set that has one was made by storebench.
 inline constexpr const char* kDirLockName = ".storebench.lock";
 
 }  // namespace storebench

@@ -661,7 +661,7 @@ Status LoadRun::Finish() {
   if (result_.open_loop) AddIdealAndOffered();
   if (pin_reporter_) (void)sched_setaffinity(0, sizeof reporter_mask_, &reporter_mask_);
   Status after = backend_.AfterRun();
-  accounting_.End(data_paths_);
+  accounting_.End(backend_.DataPaths());  // listed again: an engine makes and removes files as it runs
 
   result_.interrupted = stop_->load();
   result_.stopped_on_errors = halt_.load() && !result_.stonewalled;

@@ -1,6 +1,8 @@
 #include "storebench/io/page_cache.h"
 #include "storebench/io/fd.h"
 
+#include "storebench/base/proc_locks.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cerrno>
 #include <vector>
 
@@ -73,6 +76,25 @@ Status Mincore(int fd, uint64_t size, const std::string& path, Residency& r) {
   return Status::Ok();
 }
 
+// The files this process holds POSIX locks on, read once per call: opening
+// and closing one of them would drop the lock (see the header).
+class LockedFiles {
+ public:
+  LockedFiles() : inodes_(InodesWithOwnPosixLocks()) {}
+  // The file's stat when it may be opened; nullopt when it must not be (or is gone: errno says which).
+  std::optional<struct stat> MayOpen(const std::string& path, bool* locked) const {
+    struct stat st {};
+    *locked = false;
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    *locked = std::find(inodes_.begin(), inodes_.end(), static_cast<uint64_t>(st.st_ino)) != inodes_.end();
+    if (*locked) return std::nullopt;
+    return st;
+  }
+
+ private:
+  std::vector<uint64_t> inodes_;
+};
+
 }  // namespace
 
 std::string_view ResidencySourceName(ResidencySource s) {
@@ -96,7 +118,17 @@ bool MincoreIsTruthful(const std::string& path) {
 StatusOr<Residency> MeasureResidency(std::span<const std::string> paths, const ResidencyOptions& options) {
   Residency r;
   bool cachestat_works = options.use_cachestat;
+  const LockedFiles locked_files;
   for (const std::string& path : paths) {
+    bool locked = false;
+    if (!locked_files.MayOpen(path, &locked)) {
+      if (locked) {
+        r.files++;
+        r.unknown_files++;
+        continue;
+      }
+      return ErrnoStatus("stat", path, errno);
+    }
     Fd f(open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (f.fd < 0) return ErrnoStatus("open", path, errno);
     struct stat st {};
@@ -130,7 +162,10 @@ StatusOr<Residency> MeasureResidency(std::span<const std::string> paths, const R
 }
 
 Status EvictFromCache(std::span<const std::string> paths) {
+  const LockedFiles locked_files;
   for (const std::string& path : paths) {
+    bool locked = false;
+    if (!locked_files.MayOpen(path, &locked) && locked) continue;
     Fd f(open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (f.fd < 0) return ErrnoStatus("open", path, errno);
     // DONTNEED skips dirty pages, so they must reach the disk first.
@@ -159,7 +194,10 @@ Status DropCaches(const char* control) {
 StatusOr<uint64_t> WarmCache(std::span<const std::string> paths, size_t buffer_size) {
   std::vector<char> buf(std::max<size_t>(buffer_size, 4096));
   uint64_t total = 0;
+  const LockedFiles locked_files;
   for (const std::string& path : paths) {
+    bool locked = false;
+    if (!locked_files.MayOpen(path, &locked) && locked) continue;
     Fd f(open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (f.fd < 0) return ErrnoStatus("open", path, errno);
     for (;;) {

@@ -6,6 +6,15 @@
 // neither owns nor may write the file (Linux hides the real state from such
 // callers), and newer kernels refuse cachestat to them with EPERM: those files
 // are reported as unknown, never as a false 100 %.
+//
+// The rule for every function here: none opens a file this process holds a
+// POSIX (fcntl) lock on. Closing any descriptor of a file drops every POSIX
+// lock the process holds on it, so measuring, warming or evicting RocksDB's
+// DIR/LOCK would release the engine's own lock a moment after DB::Open took
+// it, and a second process could then open the same database. Such a file is
+// left alone (counted as unknown residency, never warmed or evicted), whatever
+// path list the caller gives; backends also declare only their data files
+// (Backend::DataPaths()), never an engine's lock or control files.
 // Thread-safety: free functions without shared state.
 #pragma once
 

@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
+#include "storebench/base/proc_locks.h"
 #include "storebench/io/test_util.h"
 
 namespace storebench::io {
@@ -83,6 +85,58 @@ TEST(PageCache, ForeignReadOnlyFileIsUnknownNotFullyResident) {
   if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "cannot switch to uid 65534";
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1 = a foreign file was reported as measured, 2 = an error";
   EXPECT_TRUE(MincoreIsTruthful(path));  // the owner sees the truth
+}
+
+// Closing any descriptor of a file drops every POSIX lock this process holds
+// on it: RocksDB's DIR/LOCK was released by the residency probe (issue 51, S3).
+TEST(PageCache, NoProbeDropsALockThisProcessHolds) {
+  TempDir dir;
+  const std::string lock = dir.WriteFile("LOCK", 4096, 1);
+  const std::string data = dir.WriteFile("000007.sst", 8192, 2);
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  ASSERT_EQ(fcntl(fd, F_SETLK, &fl), 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(lock.c_str(), &st), 0);
+  auto held = [&] {
+    for (const ProcLock& l : ReadProcLocks())
+      if (l.kind == ProcLock::Kind::kPosix && l.pid == getpid() && l.inode == st.st_ino) return true;
+    return false;
+  };
+  ASSERT_TRUE(held()) << "/proc/locks does not list this process's lock";
+  const std::vector<std::string> paths = {lock, data};
+  for (bool cachestat : {true, false}) {
+    StatusOr<Residency> r = MeasureResidency(paths, ResidencyOptions{cachestat});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->files, 2u);
+    EXPECT_EQ(r->unknown_files, 1u) << "the locked file is left alone, not measured";
+    EXPECT_TRUE(held()) << "MeasureResidency dropped the lock (cachestat " << cachestat << ")";
+  }
+  ASSERT_TRUE(WarmCache(paths).ok());
+  EXPECT_TRUE(held()) << "WarmCache dropped the lock";
+  ASSERT_TRUE(EvictFromCache(paths).ok());
+  EXPECT_TRUE(held()) << "EvictFromCache dropped the lock";
+  ::close(fd);
+}
+
+TEST(PageCache, ProcLocksLinesAreParsed) {
+  const auto locks = ParseProcLocks(
+      "1: POSIX  ADVISORY  WRITE 1234 fe:00:5308417 0 EOF\n"
+      "1: -> POSIX  ADVISORY  WRITE 99 fe:00:5308417 0 EOF\n"
+      "2: FLOCK  ADVISORY  READ 77 00:1f:42 0 EOF\n"
+      "3: OFDLCK ADVISORY  WRITE -1 08:01:7 0 EOF\n");
+  ASSERT_EQ(locks.size(), 3u);
+  EXPECT_EQ(locks[0].kind, ProcLock::Kind::kPosix);
+  EXPECT_EQ(locks[0].pid, 1234);
+  EXPECT_EQ(locks[0].inode, 5308417u);
+  EXPECT_TRUE(locks[0].write);
+  EXPECT_EQ(locks[1].kind, ProcLock::Kind::kFlock);
+  EXPECT_FALSE(locks[1].write);
+  EXPECT_EQ(locks[2].kind, ProcLock::Kind::kOfd);
+  EXPECT_EQ(locks[2].pid, 0);
 }
 
 TEST(PageCache, MissingFileIsAnErrorNamingIt) {

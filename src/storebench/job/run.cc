@@ -1,12 +1,14 @@
 #include "storebench/job/run.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <sys/stat.h>
 
 #include <fmt/format.h>
 
 #include "storebench/driver/threads.h"
+#include "storebench/job/data_dir.h"
 #include "storebench/job/environment.h"
 
 namespace storebench::job {
@@ -65,6 +67,9 @@ double CapacityOf(const driver::RunResult& r, uint64_t interval_ns) {
 StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   backend::Backend& b = *plan.backend;
   Status opened = CheckDataDir(b);
+  // Held until the run returns: no other storebench writes the set meanwhile.
+  StatusOr<DirLock> data_lock = opened.ok() ? LockDataSetForRun(b) : StatusOr<DirLock>(DirLock());
+  if (opened.ok() && !data_lock.ok()) opened = data_lock.status();
   if (opened.ok()) opened = b.Open();
   if (hooks.before_run) {
     // Called on failure too, so the processes of a scale-out run learn of it together.
@@ -144,10 +149,18 @@ StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::Prepa
   auto b = info->create(job.backend_options, common);
   if (!b.ok()) return b.status();
   STOREBENCH_RETURN_IF_ERROR(CheckDataDir(**b));
+  std::optional<PrepareClaim> claim;
+  if (!(*b)->DataDir().empty()) {
+    auto taken = PrepareClaim::Take((*b)->DataDir());
+    if (!taken.ok()) return taken.status();
+    claim = std::move(*taken);
+  }
   backend::PrepareReport report;
   report.progress = progress;
-  STOREBENCH_RETURN_IF_ERROR((*b)->Prepare(&report));
+  Status made = (*b)->Prepare(&report);
   report.progress = nullptr;  // it may refer to the caller's locals
+  if (!made.ok() && made.code() != Status::Code::kInterrupted && claim) claim->Undo();
+  STOREBENCH_RETURN_IF_ERROR(made);
   return report;
 }
 

@@ -242,7 +242,8 @@ int Create(const std::vector<std::string>& words, std::ostream& out, std::ostrea
   struct stat st;
   if (p.Has("--overwrite") && ::stat(path.c_str(), &st) == 0) {
     out << "Overwriting existing file: " << path << "\n";
-    ::unlink(path.c_str());
+    // An immutable file (EPERM) or a directory (EISDIR) stays: say why, not "already exists".
+    if (::unlink(path.c_str()) != 0) return Error(err, ErrnoStatus("remove the existing", path, errno));
   }
   Status s = whisper::Create(path, archives, options, io);
   if (!s.ok()) return Error(err, s);

@@ -56,7 +56,7 @@ struct FileWorkerTotals {
   bool scans = false;             // the worker scans (first_pass_ns is meaningful)
   HarnessSamples harness;         // measured window only
   io::IoCounters io;
-  Status first_error;             // first I/O or verify failure
+  Status first_error;             // first I/O or verify failure: counted, the run goes on (file.first_error)
 };
 
 class FileAccounting {

@@ -15,7 +15,6 @@
 
 #include "storebench/backend/file/stamp.h"
 #include "storebench/backend/manifest_fields.h"
-#include "storebench/base/dir_lock.h"
 #include "storebench/base/units.h"
 #include "storebench/io/aligned_buffer.h"
 #include "storebench/io/fd.h"
@@ -130,8 +129,6 @@ StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_
                                                "got {}",
                                                kStampBlock, file_size));
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", dir, errno);
-  auto lock = DirLock::Acquire(dir, "--data");
-  if (!lock.ok()) return lock.status();
   StatusOr<Dataset> existing = ReadManifest(dir);
   if (existing.ok()) {
     if (existing->files == files && existing->file_size == file_size) return existing;

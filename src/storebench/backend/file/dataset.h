@@ -44,7 +44,7 @@ StatusOr<Dataset> ParseManifest(const nlohmann::json& manifest, const std::strin
 // (`*created` tells which). Refuses a different existing set; on any write
 // error (ENOSPC included) removes the files it wrote and reports the cause.
 // `progress` (may be empty) hears of the bytes written after each chunk.
-// Holds DIR/.storebench.lock while it writes (a second prepare is refused);
+// The caller (job::PrepareJob) holds the directory's lock and claim (job/data_dir.h);
 // `stop` (may be null) ends it between 1 MiB writes with Interrupted, leaving
 // no manifest, so the next prepare rewrites the set.
 StatusOr<Dataset> PrepareDataset(const std::string& dir, uint64_t files, uint64_t file_size, uint64_t seed,

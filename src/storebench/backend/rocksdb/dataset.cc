@@ -74,18 +74,32 @@ Status ResolveShape(const std::optional<Manifest>& manifest, RocksdbConfig* c) {
     return Status::Corruption(fmt::format("--data {}: the prepare that made it did not finish ({} says complete: "
                                           "false); run the same prepare again to restart it",
                                           c->data, kManifestName));
-  auto check = [&](const char* flag, std::optional<uint64_t>* given, uint64_t prepared) -> Status {
-    if (given->has_value() && **given != prepared)
-      return Status::InvalidArgument(fmt::format(
-          "--{} {}: {} was prepared with {}; drop --{} (the manifest supplies it) or prepare another --data "
-          "with the sizes you want",
-          flag, **given, c->data, manifest->Flags(), flag));
-    *given = prepared;
-    return Status::Ok();
+  // Every setting fixed when the set was prepared, one row each: a run that
+  // gives another value would measure a set it does not describe.
+  struct Fixed {
+    const char* flag;
+    std::optional<std::string> given;
+    std::string prepared;
   };
-  STOREBENCH_RETURN_IF_ERROR(check("num", &c->num, manifest->num));
-  STOREBENCH_RETURN_IF_ERROR(check("key-size", &c->key_size, manifest->key_size));
-  STOREBENCH_RETURN_IF_ERROR(check("value-size", &c->value_size, manifest->value_size));
+  auto text = [](const std::optional<uint64_t>& v) {
+    return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
+  };
+  const Fixed fixed[] = {
+      {"num", text(c->num), std::to_string(manifest->num)},
+      {"key-size", text(c->key_size), std::to_string(manifest->key_size)},
+      {"value-size", text(c->value_size), std::to_string(manifest->value_size)},
+      {"compression", c->compression.empty() ? std::nullopt : std::optional<std::string>(c->compression),
+       manifest->compression},
+  };
+  for (const Fixed& f : fixed)
+    if (f.given && *f.given != f.prepared)
+      return Status::InvalidArgument(fmt::format(
+          "--{} {}: {} was prepared with {} --compression {}; drop --{} (the manifest supplies it) or prepare "
+          "another --data with the settings you want",
+          f.flag, *f.given, c->data, manifest->Flags(), manifest->compression, f.flag));
+  c->num = manifest->num;
+  c->key_size = manifest->key_size;
+  c->value_size = manifest->value_size;
   return Status::Ok();
 }
 

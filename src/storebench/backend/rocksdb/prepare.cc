@@ -13,7 +13,6 @@
 #include <thread>
 
 #include "storebench/backend/rocksdb/dataset.h"
-#include "storebench/base/dir_lock.h"
 #include "storebench/base/units.h"
 #include "storebench/workload/db_bench_key.h"
 #include "storebench/workload/random.h"
@@ -190,12 +189,6 @@ Status Fill(const RocksdbConfig& config, const Manifest& want, PrepareReport* re
 Status PrepareDataSet(const RocksdbConfig& config, PrepareReport* report, const std::atomic<bool>* stop) {
   if (config.data.empty()) return Status::InvalidArgument("--data: give the DB directory, e.g. --data ./db");
   const Manifest want = WantedManifest(config);
-  {
-    std::error_code ec;
-    std::filesystem::create_directories(config.data, ec);  // for the lock; CheckDirectory reports a failure
-  }
-  auto lock = DirLock::Acquire(config.data, "--data");
-  if (!lock.ok()) return lock.status();
   bool reused = false;
   STOREBENCH_RETURN_IF_ERROR(ReuseOrClear(config, want, report, &reused));
   if (reused) return Status::Ok();

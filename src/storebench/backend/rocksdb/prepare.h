@@ -17,7 +17,7 @@ namespace storebench::backend::rocksdb_backend {
 // start from a settled LSM tree. `report` says what was done.
 // Errors: InvalidArgument for another data set in the directory, IOError with
 // the cause (read-only, no space) when writing fails.
-// Holds DIR/.storebench.lock while it writes. The manifest is written first
+// The caller holds the directory's lock (job/data_dir.h). The manifest is written first
 // with "complete": false and rewritten as complete after the fill, so a
 // prepare interrupted (`stop`, checked between 1000-key batches: Interrupted)
 // or killed leaves a DB that runs refuse and the next prepare restarts.

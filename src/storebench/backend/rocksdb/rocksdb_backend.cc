@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "storebench/backend/rocksdb/dataset.h"
+#include "storebench/backend/rocksdb/open.h"
 #include "storebench/backend/rocksdb/options.h"
 #include "storebench/backend/rocksdb/prepare.h"
 #include "storebench/backend/rocksdb/workloads.h"
@@ -41,7 +42,22 @@ class RocksdbBackend final : public Backend {
 
   Status Prepare(PrepareReport* report) override { return PrepareDataSet(state_.config, report, stop_); }
 
-  std::vector<std::string> DataPaths() const override { return data_paths_; }
+  // The engine's data files only (table and blob files), listed when asked
+  // since compactions make and remove them: never LOCK, whose probing would
+  // drop the engine's own lock, nor the LOG, MANIFEST, CURRENT or OPTIONS
+  // files RocksDB rewrites while it runs (io/page_cache.h).
+  std::vector<std::string> DataPaths() const override {
+    if (!db_) return {};
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(state_.config.data, ec)) {
+      const std::string ext = e.path().extension().string();
+      if ((ext == ".sst" || ext == ".blob") && e.is_regular_file(ec)) out.push_back(e.path().string());
+    }
+    return out;
+  }
+  // A RocksDB run always writes (its LOG, MANIFEST and WAL, and the workload's keys).
+  bool WritesData() const override { return true; }
   std::string DataDir() const override { return state_.config.data; }
 
   Status Open() override {
@@ -59,20 +75,13 @@ class RocksdbBackend final : public Backend {
     has_manifest_ = manifest->has_value();
     STOREBENCH_RETURN_IF_ERROR(ResolveShape(*manifest, &c));
     statistics_ = options->statistics;
-    rocksdb::DB* raw = nullptr;
-    rocksdb::Status s = rocksdb::DB::Open(*options, c.data, &raw);
-    if (!s.ok()) {
-      std::string msg = fmt::format("--data {}: RocksDB cannot open it: {}", c.data, s.ToString());
-      return s.IsInvalidArgument() || s.IsNotSupported() ? Status::InvalidArgument(msg) : Status::IOError(msg);
-    }
-    db_.reset(raw);
-    state_.db = raw;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(c.data, ec))
-      if (e.is_regular_file(ec)) data_paths_.push_back(e.path().string());
+    auto raw = OpenDatabase(*options, c.data);
+    if (!raw.ok()) return raw.status();
+    db_.reset(*raw);
+    state_.db = *raw;
     STOREBENCH_RETURN_IF_ERROR(CheckKeySize());
     if (c.print_options) {
-      auto text = DescribeOptions(raw);
+      auto text = DescribeOptions(db_.get());
       if (!text.ok()) return text.status();
       options_text_ = std::move(*text);
     }
@@ -219,7 +228,6 @@ class RocksdbBackend final : public Backend {
   std::shared_ptr<rocksdb::Statistics> statistics_;
   bool has_manifest_ = false;
   OptionsText options_text_;  // --print-options
-  std::vector<std::string> data_paths_;
   // Written by the reporter thread in IntervalFigures(), read after the run.
   uint64_t prev_stall_micros_ = 0;
   std::atomic<uint64_t> intervals_{0}, intervals_stopped_{0}, intervals_delayed_{0};

@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include "storebench/backend/manifest_fields.h"
-#include "storebench/base/dir_lock.h"
 #include "storebench/base/units.h"
 #include "storebench/whisper/whisper.h"
 #include "storebench/workload/random.h"
@@ -216,8 +215,6 @@ StatusOr<Dataset> PrepareDataset(const WhisperOptions& o, uint64_t seed, bool* c
                                        FormatBytes(static_cast<double>(want->file_bytes)), o.data,
                                        FormatBytes(static_cast<double>(*free))));
   if (mkdir(o.data.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", o.data, errno);
-  auto lock = DirLock::Acquire(o.data, "--data");
-  if (!lock.ok()) return lock.status();
   StatusOr<Dataset> existing = ReadManifest(o.data);
   if (existing.ok()) {
     if (SameSettings(*existing, *want)) return existing;

@@ -62,7 +62,7 @@ StatusOr<Dataset> ParseManifest(const nlohmann::json& manifest, const std::strin
 // holds a matching one (`*created` tells which). Refuses a different existing
 // set with the remedy, and a set larger than the free space before writing
 // anything; on a write error (ENOSPC included) reports the file and cause.
-// Holds DIR/.storebench.lock while it writes; `stop` (may be null) ends it
+// The caller holds the directory's lock (job/data_dir.h); `stop` (may be null) ends it
 // between files with Interrupted. Whatever ended it (a stop, an error, a
 // SIGKILL), the same prepare again resumes: files that match are kept, the
 // others made again.

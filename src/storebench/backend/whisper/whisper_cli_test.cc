@@ -203,4 +203,23 @@ TEST_F(WhisperCli, FetchAndMixedWorkloadsCountTheirKindsApart) {
   EXPECT_GE(w["fetch"]["requested_bytes_per_op"].get<double>(), 52.0 + 12);
 }
 
+// `whisper create --overwrite` on what it cannot remove says why, not "already exists" (issue 51).
+TEST_F(WhisperCli, OverwriteThatCannotRemoveShowsTheRealError) {
+  const std::string d = (dir_ / "a_directory.wsp").string();
+  std::filesystem::create_directories(d);
+  Outcome o = Run("whisper create --overwrite " + d + " 60:10");
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("Is a directory"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("already exists"), std::string::npos) << o.err;
+
+  const std::string f = (dir_ / "immutable.wsp").string();
+  ASSERT_EQ(Run("whisper create " + f + " 60:10").code, 0);
+  if (RunShell("chattr +i " + f).code != 0) GTEST_SKIP() << "chattr +i is not permitted here (needs root and ext4/xfs)";
+  o = Run("whisper create --overwrite " + f + " 60:10");
+  RunShell("chattr -i " + f);
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("Operation not permitted"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("already exists"), std::string::npos) << o.err;
+}
+
 }  // namespace
