@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "storebench/base/file_identity.h"
 #include "storebench/base/units.h"
 
 #include "storebench/cli/run_command.h"
@@ -71,20 +72,51 @@ int PrintComparison(const report::CompareInput& input, const CompareFlags& f) {
   return kExitOk;
 }
 
-void AddOperandInputs(std::string_view what, const std::vector<std::string>& operands, CommandFiles* files) {
+namespace {
+
+// The files the operands name: a directory's regular files, a comma list's
+// members, or the operand itself.
+std::vector<std::string> OperandFiles(const std::vector<std::string>& operands) {
   namespace fs = std::filesystem;
+  std::vector<std::string> out;
   for (const std::string& operand : operands) {
     std::error_code ec;
     if (fs::is_directory(operand, ec)) {
       for (const auto& e : fs::directory_iterator(operand, ec))
-        if (e.is_regular_file(ec)) files->Input(what, e.path().string());
+        if (e.is_regular_file(ec)) out.push_back(e.path().string());
     } else if (!fs::exists(operand, ec) && operand.find(',') != std::string::npos) {
       for (std::string_view f : Split(operand, ','))
-        if (!f.empty()) files->Input(what, std::string(f));
+        if (!f.empty()) out.emplace_back(f);
     } else {
-      files->Input(what, operand);
+      out.push_back(operand);
     }
   }
+  return out;
+}
+
+// A run given twice (one file under one or two spellings, a link, a
+// directory named twice) would be compared with itself — every difference
+// zero — or counted twice among a group's repeats. That is almost always a
+// slip (a glob, a copy-paste), and a silent zero looks like a finding, so it
+// is refused; an A/A check of the statistics takes two runs, or a copy.
+Status RefuseARunGivenTwice(const std::vector<std::string>& operands) {
+  std::vector<std::pair<std::string, FileIdentity>> seen;
+  for (const std::string& path : OperandFiles(operands)) {
+    const FileIdentity id = IdentifyFile(path);
+    for (const auto& [earlier, earlier_id] : seen)
+      if (id.exists && earlier_id.SameFileAs(id))
+        return Status::InvalidArgument(fmt::format(
+            "compare: {} and {} are the same file; every difference would be zero: give different runs", earlier,
+            path));
+    seen.emplace_back(path, id);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddOperandInputs(std::string_view what, const std::vector<std::string>& operands, CommandFiles* files) {
+  for (const std::string& path : OperandFiles(operands)) files->Input(what, path);
 }
 
 int ExecuteCompare(const CompareFlags& f) {
@@ -97,6 +129,7 @@ int ExecuteCompare(const CompareFlags& f) {
     files.Output("--json", f.json_path);
     if (Status s = files.Check(); !s.ok()) return ReportError(s);
   }
+  if (Status s = RefuseARunGivenTwice(f.operands); !s.ok()) return ReportError(s);
   auto input = report::LoadCompareInput(f.operands);
   if (!input.ok()) return ReportError(input.status());
   return PrintComparison(*input, f);

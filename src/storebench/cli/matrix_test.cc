@@ -138,6 +138,37 @@ TEST_F(Matrix, RandomOrderRunsEveryVariantOncePerRound) {
   EXPECT_TRUE(some_round_reordered);
 }
 
+// One run given twice is refused before anything is read: its comparison
+// with itself is zero by construction, and a silent zero reads as a finding.
+// Every spelling of the same file counts: the same path, ./path, a link, a
+// comma group holding it, a directory named twice.
+TEST_F(Matrix, CompareRefusesOneRunGivenTwice) {
+  const std::string a = (dir_ / "a.json").string(), b = (dir_ / "b.json").string();
+  for (const std::string& json : {a, b}) {
+    Outcome o = Run("run --backend null --ops 2000 --quiet --json " + json);
+    ASSERT_EQ(o.code, 0) << o.err;
+  }
+  fs::create_symlink(a, dir_ / "link.json");
+  fs::create_directories(dir_ / "d");
+  fs::copy_file(a, dir_ / "d" / "x.json");
+  const std::string d = (dir_ / "d").string();
+  for (const std::string& args :
+       {"compare " + a + " " + a, "compare " + a + " " + (dir_ / "." / "a.json").string(),
+        "compare " + a + " " + (dir_ / "link.json").string(), "compare " + a + "," + b + " " + a,
+        "compare " + d + " " + d + " --json " + (dir_ / "c.json").string()}) {
+    Outcome o = Run(args);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find(" are the same file; every difference would be zero"), std::string::npos) << args << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "c.json"));
+  // Two different runs still compare, labelled by their whole names.
+  Outcome o = Run("compare " + a + " " + b);
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("b: "), std::string::npos) << o.out;
+}
+
 TEST_F(Matrix, BadInputExitsTwoWithOneLineNamingTheFlag) {
   std::string out = " --out " + (dir_ / "bad").string();
   struct Case {

@@ -373,7 +373,8 @@ StatusOr<job::RateSearch> RatesToTry(const Settings& settings, const report::Sea
   return r.sweep ? job::RateSearch::Sweep(sweep_rates) : job::RateSearch::Bisect(bottom, r.top, settings.precision);
 }
 
-// A step at each rate `search` asks for, into `r`.
+// A step at each rate `search` asks for, into `r`. The answers are not kept
+// here: DeriveAnswers reads them from r's rows, whenever the search stops.
 Status SearchRates(StepRunner& runner, job::RateSearch& search, report::SearchResult* r) {
   while (auto rate = search.Next()) {
     auto step = runner.Run(*rate);
@@ -383,29 +384,20 @@ Status SearchRates(StepRunner& runner, job::RateSearch& search, report::SearchRe
     r->steps.push_back(std::move(*step));
   }
   r->outcome = search.outcome();
-  r->search_pass = search.highest_pass();
-  r->lowest_fail = search.lowest_fail();
   return Status::Ok();
 }
 
 // Confirmation: the answer holds when run again, or the search steps down by 10% and tries again.
 Status ConfirmAnswer(StepRunner& runner, const Settings& settings, report::SearchResult* r) {
-  r->confirm_runs = settings.confirm;
-  if (settings.confirm == 0) {
-    r->highest_pass = r->search_pass;
-    return Status::Ok();
-  }
-  double candidate = r->search_pass;
+  if (settings.confirm == 0) return Status::Ok();
+  double candidate = r->answers().search_pass;
   for (int round = 0; candidate > 0 && round < kConfirmRounds; ++round) {
     auto c = runner.Confirm(candidate, std::round(candidate * kAbove));
     if (!c.ok()) return c.status();
     Print(fmt::format("[confirm {}] {}", round + 1, report::ConfirmLine(*c, settings.confirm)));
     const bool held = c->pass();
     r->confirmations.push_back(std::move(*c));
-    if (held) {
-      r->highest_pass = candidate;
-      break;
-    }
+    if (held) break;
     candidate = std::round(candidate / kAbove);
     if (candidate < 1) break;
   }
@@ -439,6 +431,7 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
   r.repeat = settings->repeat;
   r.step_duration_s = static_cast<double>(settings->step_ns) / 1e9;
   r.sweep = !settings->sweep.empty();
+  r.confirm_runs = settings->confirm;
   StepRunner runner(job->job, job->load, *settings, f, argv, stop);
   if (Status s = MeasureCapacity(runner, *settings, &r); !s.ok()) return ReportError(s);
   auto search = RatesToTry(*settings, r);
@@ -447,6 +440,7 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
   Status searched = SearchRates(runner, *search, &r);
   if (searched.ok()) searched = ConfirmAnswer(runner, *settings, &r);
   if (!searched.ok()) {
+    r.interrupted = true;
     if (Status s = WriteOutputs(r, f, argv); !s.ok()) ReportError(s);
     return ReportError(searched);
   }
@@ -456,7 +450,7 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
   Print(answer);
   if (const std::string warning = report::SaturationWarning(r); !warning.empty()) Print(warning);
   if (Status s = WriteOutputs(r, f, argv); !s.ok()) return ReportError(s);
-  if (r.highest_pass == 0) {
+  if (r.answers().highest_pass == 0) {
     std::fprintf(stderr, "storebench: search: %s\n", answer.c_str());
     return kExitRunFailed;
   }

@@ -105,8 +105,10 @@ StatusOr<RunRecord> LoadHlogRun(const std::string& path) {
 }
 
 // Common prefix of the files' stems without a trailing rep number, e.g.
-// "pread-1.json,pread-2.json" → "pread".
+// "pread-1.json,pread-2.json" → "pread". A single file keeps its whole stem:
+// its digits are what tells "run1.json" from "run2.json".
 std::string GroupName(const std::vector<std::string>& paths) {
+  if (paths.size() == 1) return fs::path(paths.front()).stem().string();
   std::string prefix = fs::path(paths.front()).stem().string();
   for (const auto& p : paths) {
     std::string stem = fs::path(p).stem().string();

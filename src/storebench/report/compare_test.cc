@@ -337,6 +337,21 @@ TEST_F(CompareTest, SingleRunsUseIntervalsAndSayWhy) {
   EXPECT_TRUE(HasWarning(r, "different environments: kernel"));
 }
 
+// A single file's label is its whole stem: stripping the trailing digits made
+// run1.json and run2.json "run" and "run#2". A group of repeats still loses its
+// repeat number.
+TEST_F(CompareTest, LabelsKeepWhatTellsTheRunsApart) {
+  FakeRun f;
+  auto in = LoadCompareInput({Write("run1.json", MakeDoc(f)), Write("run2.json", MakeDoc(f)), Group("pread", 2, f),
+                              Write("v10.json", MakeDoc(f))});
+  ASSERT_TRUE(in.ok()) << in.status().message();
+  ASSERT_EQ(in->groups.size(), 4u);
+  EXPECT_EQ(in->groups[0].name, "run1");
+  EXPECT_EQ(in->groups[1].name, "run2");
+  EXPECT_EQ(in->groups[2].name, "pread");
+  EXPECT_EQ(in->groups[3].name, "v10");
+}
+
 TEST_F(CompareTest, TooFewRunsAreFlaggedForTheLevel) {
   FakeRun f;
   auto r = Run({Group("p", 2, f), Group("q", 2, f)});

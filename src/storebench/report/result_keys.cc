@@ -104,8 +104,8 @@ constexpr ResultKey kKeys[] = {
                      "whisper backends, requested_bytes, transferred_bytes, syscalls, read_amplification, "
                      "syscalls_per_op (docs/read-methods.md, docs/whisper.md)"},
     {"cache", kSection, "the data set's page cache: state (--cache), dataset_bytes, and before/after: resident_bytes, "
-                        "dirty_bytes, known_bytes, fraction, source (cachestat or mincore); hit_ratio where a backend "
-                        "counts it"},
+                        "dirty_bytes, known_bytes, fraction, source (cachestat or mincore); hit_ratio (by page lookup) "
+                        "and byte_hit_ratio (by byte) where a backend counts them"},
     {"null", kSection, "the null backend's figures (its options)"},
     {"file", kSection, "the file backend's figures: method, harness_ns_per_op, per-group counters (docs/read-methods.md)"},
     {"whisper", kSection, "the whisper backend's figures: syscalls, bytes per update and fetch (docs/whisper.md)"},

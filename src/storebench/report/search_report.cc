@@ -36,7 +36,8 @@ std::string Bounds(const StepVerdict& v) {
   std::string out;
   for (const SloCheck& c : v.slos)
     out += (out.empty() ? "" : ", ") +
-           fmt::format("{} {}, bound {}", SloLabel(c), FormatDurationNs(c.ci.value), FormatDurationNs(c.ci.upper));
+           fmt::format("{} {}, {}", SloLabel(c), FormatDurationNs(c.ci.value),
+                       c.ci.upper_bounded ? "bound " + FormatDurationNs(c.ci.upper) : std::string(kNotBounded));
   if (!v.keeps_pace) out += (out.empty() ? "" : ", ") + std::string("fell behind");
   return out;
 }
@@ -54,12 +55,17 @@ std::string Confirmed(const SearchResult& r) {
   std::string out = fmt::format(", confirmed by {} runs ({}; 10% above, {}: {})", r.confirm_runs,
                                 Bounds(c.confirm.verdict), Rate(c.above_rate), Bounds(c.above.verdict));
   if (r.confirmations.size() > 1)
-    out += fmt::format(" after {} failed to hold when run again", Rate(r.search_pass));
+    out += fmt::format(" after {} failed to hold when run again", Rate(r.confirmations.front().rate));
   return out;
 }
 
+// An interval too few ops bound is null with the reason, never numbers.
 nlohmann::json IntervalJson(const PercentileInterval& ci) {
-  return {{"ns", ci.value}, {"ci_ns", {ci.lo, ci.hi}}, {"upper_ns", ci.upper}};
+  nlohmann::json j = {{"ns", ci.value},
+                      {"ci_ns", ci.ci_bounded ? nlohmann::json({ci.lo, ci.hi}) : nlohmann::json(nullptr)},
+                      {"upper_ns", ci.upper_bounded ? nlohmann::json(ci.upper) : nlohmann::json(nullptr)}};
+  if (!ci.ci_bounded || !ci.upper_bounded) j["unbounded_reason"] = ci.unbounded_reason;
+  return j;
 }
 
 nlohmann::json StepJson(const SearchStep& s, double capacity) {
@@ -91,9 +97,10 @@ const char* OutcomeName(job::RateSearch::Outcome o) {
   return "interrupted";
 }
 
-const SearchStep* StepAt(const SearchResult& r, double rate) {
-  for (const SearchStep& s : r.steps)
-    if (s.verdict.target == rate) return &s;
+// The failed row at `rate` (a step first), to say why it failed.
+const SearchStep* FailedAt(const SearchResult& r, double rate) {
+  for (const SearchRow& row : Rows(r))
+    if (!row.pass && row.rate == rate) return row.set;
   return nullptr;
 }
 
@@ -105,52 +112,94 @@ std::string SloList(const std::vector<Slo>& slos) {
   return out;
 }
 
+std::vector<SearchRow> Rows(const SearchResult& r) {
+  std::vector<SearchRow> rows;
+  for (const SearchStep& s : r.steps) rows.push_back({SearchRow::Kind::kStep, s.verdict.target, s.verdict.pass, &s});
+  for (const ConfirmRound& c : r.confirmations) {
+    rows.push_back({SearchRow::Kind::kConfirm, c.rate, c.confirm.verdict.pass, &c.confirm});
+    rows.push_back({SearchRow::Kind::kAbove, c.above_rate, c.above.verdict.pass, &c.above});
+  }
+  return rows;
+}
+
+SearchAnswers DeriveAnswers(const SearchResult& r) {
+  const std::vector<SearchRow> rows = Rows(r);
+  SearchAnswers a;
+  double lowest_failed_step = 0;
+  for (const SearchRow& row : rows) {
+    if (row.pass) continue;
+    if (a.lowest_fail == 0 || row.rate < a.lowest_fail) a.lowest_fail = row.rate;
+    if (row.kind == SearchRow::Kind::kStep && (lowest_failed_step == 0 || row.rate < lowest_failed_step))
+      lowest_failed_step = row.rate;
+  }
+  auto below = [](double rate, double fail) { return fail == 0 || rate < fail; };
+  for (const SearchRow& row : rows) {
+    if (!row.pass) continue;
+    if (row.kind == SearchRow::Kind::kStep && below(row.rate, lowest_failed_step))
+      a.search_pass = std::max(a.search_pass, row.rate);
+    if (row.kind == SearchRow::Kind::kConfirm && below(row.rate, a.lowest_fail))
+      a.highest_pass = std::max(a.highest_pass, row.rate);
+  }
+  if (r.confirm_runs == 0) a.highest_pass = a.search_pass;
+  return a;
+}
+
 std::string SearchResult::ConfirmationOutcome() const {
-  if (search_pass == 0) return "";
+  const SearchAnswers a = answers();
+  if (a.search_pass == 0) return "";
   if (confirm_runs == 0) return "off";
-  if (confirmations.empty() || !confirmations.back().pass()) return "unconfirmed";
+  if (a.highest_pass == 0) return interrupted ? "interrupted" : "unconfirmed";
   return confirmations.size() == 1 ? "confirmed" : "stepped_down";
 }
 
 std::string AnswerLine(const SearchResult& r) {
   const std::string slos = SloList(r.slos);
-  const SearchStep* fail = StepAt(r, r.lowest_fail);
+  const SearchAnswers a = r.answers();
+  const SearchStep* fail = FailedAt(r, a.lowest_fail);
   const std::string why = fail ? " (" + FailReason(fail->verdict) + ")" : "";
-  if (r.ConfirmationOutcome() == "unconfirmed") {
+  const std::string outcome = r.ConfirmationOutcome();
+  if (outcome == "interrupted" || (r.interrupted && a.highest_pass == 0))
+    return fmt::format("no rate meeting {} was confirmed: the search was stopped before its end (so far: {} passed, "
+                       "{} failed)",
+                       slos, a.search_pass > 0 ? Rate(a.search_pass) : std::string("none"),
+                       a.lowest_fail > 0 ? Rate(a.lowest_fail) + why : std::string("none"));
+  if (outcome == "unconfirmed") {
     if (r.confirmations.empty())
       return fmt::format("no rate meeting {} was confirmed: the search did not finish", slos);
     const ConfirmRound& last = r.confirmations.back();
     return fmt::format("no rate meeting {} held when run again: {} (the steps' answer){} failed {} confirmation "
                        "runs together, down to {} ({})",
-                       slos, Rate(r.search_pass),
+                       slos, Rate(a.search_pass),
                        r.confirmations.size() > 1 ? fmt::format(" and {} lower rates", r.confirmations.size() - 1)
                                                   : std::string(),
                        r.confirm_runs, Rate(last.rate), FailReason(last.confirm.verdict));
   }
-  if (r.highest_pass == 0) {
+  if (a.highest_pass == 0) {
     if (!fail) return fmt::format("no rate meeting {} was found: the search did not finish", slos);
-    return fmt::format("no rate meets {}: even the lowest tried, {}, failed{}", slos, Rate(r.lowest_fail), why);
+    return fmt::format("no rate meets {}: even the lowest tried, {}, failed{}", slos, Rate(a.lowest_fail), why);
   }
-  const std::string rate = Rate(r.highest_pass) + OfCapacity(r.highest_pass, r.capacity_rate()) + Confirmed(r);
+  const std::string rate = Rate(a.highest_pass) + OfCapacity(a.highest_pass, r.capacity_rate()) + Confirmed(r);
+  const std::string failed = a.lowest_fail > 0 ? fmt::format("; {} failed{}", Rate(a.lowest_fail), why) : "";
+  const std::string partial = r.interrupted ? " (the search was stopped before its end)" : "";
   // Stepped down: a higher rate failed when run again, so "at least … none failed" would not be true.
-  if (r.ConfirmationOutcome() == "stepped_down")
-    return fmt::format("highest rate meeting {}: {}{}", slos, rate,
-                       r.lowest_fail > 0 ? fmt::format("; {} failed{}", Rate(r.lowest_fail), why) : std::string());
-  if (r.lowest_fail == 0 && r.sweep)
+  if (outcome == "stepped_down" || r.interrupted)
+    return fmt::format("highest rate meeting {}: {}{}{}", slos, rate, failed, partial);
+  if (a.lowest_fail == 0 && r.sweep)
     return fmt::format("highest rate meeting {}: at least {}, the highest rate swept; none failed", slos, rate);
-  if (r.lowest_fail == 0)
+  if (a.lowest_fail == 0)
     return fmt::format("highest rate meeting {}: at least {}, the top of the search ({}); none failed", slos, rate,
                        r.top_source);
-  return fmt::format("highest rate meeting {}: {}; {} failed{}", slos, rate, Rate(r.lowest_fail), why);
+  return fmt::format("highest rate meeting {}: {}{}", slos, rate, failed);
 }
 
 std::string SaturationWarning(const SearchResult& r) {
   const double cap = r.capacity_rate();
-  if (r.highest_pass == 0 || !(cap > 0) || r.highest_pass <= kNearSaturation * cap) return "";
+  const double answer = r.answers().highest_pass;
+  if (answer == 0 || !(cap > 0) || answer <= kNearSaturation * cap) return "";
   return fmt::format(
       "warning: {} is {:.0f}% of the closed-loop capacity ({}): an open loop this close to saturation has no steady "
       "state — its queue wanders, and a longer run or a slower second may miss the goal",
-      Rate(r.highest_pass), 100 * r.highest_pass / cap, Rate(cap));
+      Rate(answer), 100 * answer / cap, Rate(cap));
 }
 
 std::string ConfirmLine(const ConfirmRound& c, int runs) {
@@ -213,6 +262,7 @@ nlohmann::json SearchJson(const SearchResult& r, const std::vector<std::string>&
                       {"above", StepJson(c.above, cap)},
                       {"pass", c.pass()}});
   const std::string warning = SaturationWarning(r);
+  const SearchAnswers a = r.answers();
   auto rate_or_null = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
   return {{"schema", kSearchSchema},
           {"tool", ToolJson()},
@@ -230,14 +280,15 @@ nlohmann::json SearchJson(const SearchResult& r, const std::vector<std::string>&
           {"capacity_ops_per_sec", rate_or_null(cap)},
           {"outcome", OutcomeName(r.outcome)},
           {"answer", AnswerLine(r)},
-          {"highest_passing_rate", rate_or_null(r.highest_pass)},
-          {"lowest_failing_rate", rate_or_null(r.lowest_fail)},
-          {"search_highest_passing_rate", rate_or_null(r.search_pass)},
+          {"highest_passing_rate", rate_or_null(a.highest_pass)},
+          {"lowest_failing_rate", rate_or_null(a.lowest_fail)},
+          {"search_highest_passing_rate", rate_or_null(a.search_pass)},
+          {"interrupted", r.interrupted},
           {"confirm_runs", r.confirm_runs},
           {"confirmation", r.ConfirmationOutcome()},
           {"confirmations", rounds},
           {"answer_fraction_of_capacity",
-           r.highest_pass > 0 && cap > 0 ? nlohmann::json(r.highest_pass / cap) : nlohmann::json(nullptr)},
+           a.highest_pass > 0 && cap > 0 ? nlohmann::json(a.highest_pass / cap) : nlohmann::json(nullptr)},
           {"near_saturation", !warning.empty()},
           {"warning", warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning)},
           {"steps", steps}};

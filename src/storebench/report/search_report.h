@@ -13,12 +13,15 @@
 // confidence, precision, repeat, step_duration_s, top_ops_per_sec, top_source,
 // capacity (the closed-loop step), capacity_ops_per_sec, outcome, answer,
 // highest_passing_rate (the confirmed answer) and lowest_failing_rate (ops/s;
-// null when none), search_highest_passing_rate (before confirmation),
-// confirm_runs, confirmation (confirmed | stepped_down | unconfirmed | off),
+// null when none; any failed row, confirmation sets included),
+// search_highest_passing_rate (before confirmation), all three from
+// DeriveAnswers, interrupted, confirm_runs, confirmation (confirmed |
+// stepped_down | unconfirmed | interrupted | off),
 // confirmations[] (rounds: rate, above_rate, confirm and above steps, pass),
 // answer_fraction_of_capacity, near_saturation, warning, and steps[] in the
 // order run: target/achieved ops/s, fraction_of_capacity, p50/p99/p99.9 with
-// their intervals, backlog, keeps_pace, each SLO's check, pass, files, stored.
+// their intervals (ci_ns and upper_ns null, with unbounded_reason, when too
+// few ops bound them), backlog, keeps_pace, each SLO's check, pass, files, stored.
 // Thread-safety: pure functions over values.
 #pragma once
 
@@ -50,6 +53,36 @@ struct ConfirmRound {
 // A rate above this fraction of the closed-loop capacity has no steady state to report.
 inline constexpr double kNearSaturation = 0.9;
 
+struct SearchResult;
+
+// One judged set of runs of a search's table: a step, or a confirmation
+// round's set at its rate or 10% above. New kinds of rows (a step repeated
+// because its platform dipped, say) are new kinds here, and DeriveAnswers
+// decides in one place whether they count.
+struct SearchRow {
+  enum class Kind { kStep, kConfirm, kAbove };
+  Kind kind = Kind::kStep;
+  double rate = 0;
+  bool pass = false;
+  const SearchStep* set = nullptr;  // into the result the rows were taken from
+};
+// The open-loop steps in the order run, then each round's confirm and above sets.
+std::vector<SearchRow> Rows(const SearchResult& result);
+
+// What a search answers, derived from its own rows by DeriveAnswers alone, so
+// that every output agrees with the table it prints, and a search stopped
+// part way keeps the answers its rows already hold. 0 = none.
+struct SearchAnswers {
+  // The steps' highest passing rate below every failing step (before confirmation).
+  double search_pass = 0;
+  // The lowest rate of any failed row: a step, a confirmation set or a set 10% above.
+  double lowest_fail = 0;
+  // The answer: the highest rate of a confirmation set that held, below lowest_fail;
+  // with --confirm 0, search_pass.
+  double highest_pass = 0;
+};
+SearchAnswers DeriveAnswers(const SearchResult& result);
+
 struct SearchResult {
   std::vector<Slo> slos;
   double confidence = 0.95;
@@ -62,12 +95,13 @@ struct SearchResult {
   std::optional<SearchStep> capacity; // the closed-loop step, when measured
   std::vector<SearchStep> steps;      // open-loop steps in the order run
   job::RateSearch::Outcome outcome = job::RateSearch::Outcome::kRunning;
-  double highest_pass = 0, lowest_fail = 0;  // highest_pass: the confirmed answer
-  double search_pass = 0;                    // the steps' highest pass, before confirmation
   int confirm_runs = 0;                      // per rate per round; 0 = no confirmation
   std::vector<ConfirmRound> confirmations;
+  bool interrupted = false;  // stopped before its end (a signal or a failed run); the rows so far are kept
   double capacity_rate() const { return capacity ? capacity->verdict.achieved : 0; }
-  // "confirmed", "stepped_down", "unconfirmed" (no round held), "off" (--confirm 0), "" (not reached).
+  SearchAnswers answers() const { return DeriveAnswers(*this); }
+  // "confirmed", "stepped_down", "unconfirmed" (no round held), "interrupted" (stopped before a round held),
+  // "off" (--confirm 0), "" (no step passed).
   std::string ConfirmationOutcome() const;
 };
 

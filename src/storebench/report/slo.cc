@@ -103,7 +103,7 @@ StatusOr<StepVerdict> JudgeStep(const StepInput& step, const std::vector<Slo>& s
   v.repeats = static_cast<int>(step.runs.size());
   LatencyRuns all;
   std::vector<LatencyRuns> scoped(slos.size());
-  double load_ops = 0, elapsed = 0;
+  double load_ops = 0, elapsed = 0, longest_ns = 0;
   try {
     for (size_t r = 0; r < step.runs.size(); ++r) {
       const nlohmann::json& doc = step.runs[r];
@@ -113,6 +113,7 @@ StatusOr<StepVerdict> JudgeStep(const StepInput& step, const std::vector<Slo>& s
       const double run_ops = static_cast<double>(LoadOps(doc, step.load_groups));
       load_ops += run_ops;
       elapsed += run_elapsed;
+      longest_ns = std::max(longest_ns, run_elapsed * 1e9);
       v.ops += totals.at("ops").get<uint64_t>();
       double end_backlog = static_cast<double>(totals.value("unstarted", uint64_t{0}));
       const auto& intervals = doc.at("intervals");
@@ -140,21 +141,28 @@ StatusOr<StepVerdict> JudgeStep(const StepInput& step, const std::vector<Slo>& s
     return Status::Corruption(fmt::format("step at {:.0f} ops/s: malformed run result: {}", step.target, e.what()));
   }
   v.achieved = elapsed > 0 ? load_ops / elapsed : 0;
-  auto interval = [&](const LatencyRuns& runs, double p) -> StatusOr<PercentileInterval> {
-    return step.across_runs ? RunsPercentileBound(runs, p, confidence, seed)
-                            : BootstrapPercentile(runs, p, confidence, seed);
+  // No op of a run waits longer than the run lasts: bounds beyond that are clamped.
+  all.ceiling = longest_ns;
+  for (LatencyRuns& s : scoped) s.ceiling = longest_ns;
+  auto interval = [&](const LatencyRuns& runs, double p) -> PercentileInterval {
+    auto ci = step.across_runs ? RunsPercentileBound(runs, p, confidence, seed)
+                               : BootstrapPercentile(runs, p, confidence, seed);
+    if (ci.ok()) return *ci;
+    // A step without ops has no percentile and no bound; its SLOs fail.
+    PercentileInterval none;
+    none.ci_bounded = none.upper_bounded = false;
+    none.unbounded_reason = "n too small: no observations";
+    return none;
   };
-  for (auto [p, out] : {std::pair{50.0, &v.p50}, std::pair{99.0, &v.p99}, std::pair{99.9, &v.p999}}) {
-    auto ci = interval(all, p);
-    if (ci.ok()) *out = *ci;  // a step without ops has no percentiles; its SLOs fail below
-  }
+  v.p50 = interval(all, 50);
+  v.p99 = interval(all, 99);
+  v.p999 = interval(all, 99.9);
   v.pass = v.keeps_pace;
   for (size_t s = 0; s < slos.size(); ++s) {
     SloCheck c;
     c.slo = slos[s];
-    auto ci = interval(scoped[s], slos[s].percentile);
-    c.pass = ci.ok() && ci->upper <= slos[s].goal_ns;
-    if (ci.ok()) c.ci = *ci;
+    c.ci = interval(scoped[s], slos[s].percentile);
+    c.pass = c.ci.upper_bounded && c.ci.upper <= slos[s].goal_ns;
     v.pass = v.pass && c.pass;
     v.slos.push_back(std::move(c));
   }
@@ -169,6 +177,7 @@ std::string FormatWithin(const std::string& label, const PercentileInterval& ci)
                              : v < 1e9 ? std::pair{1e6, "ms"}
                                        : std::pair{1e9, "s"};
   const int digits = v < 1e3 ? 0 : 2;
+  if (!ci.ci_bounded) return fmt::format("{} {:.{}f} {}, {}", label, v / scale, digits, unit, kNotBounded);
   // A lopsided interval (few runs, a heavy tail) is shown as its ends: "± half" would hide that.
   if (std::fabs((ci.hi - v) - (v - ci.lo)) > 0.5 * half)
     return fmt::format("{} {:.{}f} {} [{:.{}f}, {:.{}f}]", label, v / scale, digits, unit, ci.lo / scale, digits,

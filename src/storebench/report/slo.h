@@ -75,7 +75,8 @@ StatusOr<StepVerdict> JudgeStep(const StepInput& step, const std::vector<Slo>& s
                                 uint64_t seed);
 
 // "p99 1.40 ms ± 0.10": a percentile and the half width of its interval, in one
-// unit; "p99 4.28 ms [0.19, 17.64]" when the interval is lopsided.
+// unit; "p99 4.28 ms [0.19, 17.64]" when the interval is lopsided; "p99 4.28
+// ms, not bounded (n too small)" when too few ops bound it (never numbers).
 std::string FormatWithin(const std::string& label, const PercentileInterval& ci);
 
 }  // namespace storebench::report

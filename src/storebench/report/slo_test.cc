@@ -32,10 +32,17 @@ TEST(Slo, ParsesTheAcceptedFormsAndRefusesOthers) {
   }
 }
 
-TEST(Slo, ShowsALopsidedIntervalByItsEnds) {
-  EXPECT_EQ(FormatWithin("p99", {1.4e6, 1.3e6, 1.5e6, 1.48e6, false}), "p99 1.40 ms ± 0.10");
-  EXPECT_EQ(FormatWithin("p99", {4.28e6, 0.19e6, 17.64e6, 17e6, true}), "p99 4.28 ms [0.19, 17.64]");
+PercentileInterval Interval(double value, double lo, double hi, double upper) {
+  PercentileInterval ci;
+  ci.value = value, ci.lo = lo, ci.hi = hi, ci.upper = upper;
+  return ci;
 }
+
+TEST(Slo, ShowsALopsidedIntervalByItsEnds) {
+  EXPECT_EQ(FormatWithin("p99", Interval(1.4e6, 1.3e6, 1.5e6, 1.48e6)), "p99 1.40 ms ± 0.10");
+  EXPECT_EQ(FormatWithin("p99", Interval(4.28e6, 0.19e6, 17.64e6, 17e6)), "p99 4.28 ms [0.19, 17.64]");
+}
+
 
 // A run document with `ops` response times: most at 100 us, the slowest 1.5% at `tail_ns`.
 nlohmann::json RunDoc(uint64_t ops, uint64_t tail_ns, double elapsed_s, double end_backlog) {
@@ -48,6 +55,46 @@ nlohmann::json RunDoc(uint64_t ops, uint64_t tail_ns, double elapsed_s, double e
           {"intervals", nlohmann::json::array({{{"backlog", 0.0}}, {{"backlog", end_backlog}}})},
           {"latency", {{"response", latency}}},
           {"kinds", {{"read", {{"response", latency}}}}}};
+}
+
+// Too few ops for the percentile at the confidence (issue 51, M4): the step
+// says so in every output — never numbers such as "[0.00, 1538953882.37]" —
+// and its goal fails even though every op met it.
+TEST(Slo, AnIntervalTooFewOpsBoundIsSaidSoEverywhereAndFailsItsGoal) {
+  StepInput few{100, {RunDoc(100, 150'000, 1.0, 0)}, {"main"}, 1};
+  auto goal = ParseSlo("p99<=1ms");
+  ASSERT_TRUE(goal.ok());
+  auto v = JudgeStep(few, {*goal}, 0.95, 1);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_FALSE(v->p99.upper_bounded);
+  EXPECT_FALSE(v->slos[0].pass);
+  EXPECT_FALSE(v->pass);
+  EXPECT_TRUE(v->p50.ci_bounded);  // 100 ops do bound a median
+  EXPECT_EQ(FormatWithin("p99", v->p99), "p99 100.03 us, not bounded (n too small)");
+  SearchStep step;
+  step.verdict = *v;
+  EXPECT_NE(StepLine(step).find("p99 100.03 us, not bounded (n too small)"), std::string::npos) << StepLine(step);
+  SearchResult r;
+  r.slos = {*goal};
+  r.steps = {step};
+  r.confirm_runs = 3;
+  r.confirmations.push_back({100, 110, step, step});
+  EXPECT_NE(ConfirmLine(r.confirmations[0], 3).find("p99 100.03 us, not bounded (n too small)"), std::string::npos)
+      << ConfirmLine(r.confirmations[0], 3);
+  EXPECT_EQ(StepTable(r).find("1538953882"), std::string::npos);
+  const nlohmann::json j = SearchJson(r, {}, {});
+  const nlohmann::json& p99 = j["steps"][0]["p99"];
+  EXPECT_TRUE(p99["ci_ns"].is_null()) << p99;
+  EXPECT_TRUE(p99["upper_ns"].is_null()) << p99;
+  EXPECT_EQ(p99["unbounded_reason"], "n too small: 100 observations; a 95% interval of p99 needs at least 368");
+  EXPECT_TRUE(j["steps"][0]["slo"][0]["upper_ns"].is_null());
+  EXPECT_FALSE(j["steps"][0]["p50"].contains("unbounded_reason"));
+  // A step without ops has no percentile either.
+  StepInput none{100, {RunDoc(0, 150'000, 1.0, 0)}, {"main"}, 1};
+  v = JudgeStep(none, {*goal}, 0.95, 1);
+  ASSERT_TRUE(v.ok());
+  EXPECT_FALSE(v->p50.ci_bounded);
+  EXPECT_EQ(v->p50.unbounded_reason, "n too small: no observations");
 }
 
 TEST(Slo, AStepPassesWhenTheBoundIsWithinTheGoalAndItKeptPace) {
@@ -129,8 +176,6 @@ SearchResult Searched() {
   r.capacity->verdict.target = 0;
   r.steps = {StepOf(16'000, 600'000, 1, false), StepOf(17'000, 3'000'000, 1, false)};
   r.outcome = job::RateSearch::Outcome::kBracketed;
-  r.search_pass = 16'000;
-  r.lowest_fail = 17'000;
   r.confirm_runs = 3;
   return r;
 }
@@ -139,7 +184,6 @@ TEST(SearchReport, TheAnswerSaysHowItWasConfirmed) {
   SearchResult r = Searched();
   r.confirmations.push_back({16'000, 17'600, StepOf(16'000, 600'000, 3, true), StepOf(17'600, 3'000'000, 3, true)});
   ASSERT_TRUE(r.confirmations[0].pass());
-  r.highest_pass = 16'000;
   EXPECT_EQ(r.ConfirmationOutcome(), "confirmed");
   const std::string a = AnswerLine(r);
   EXPECT_EQ(a.rfind("highest rate meeting p99 <= 1.00 ms: 16,000 ops/s (80% of the closed-loop capacity), confirmed "
@@ -171,13 +215,15 @@ TEST(SearchReport, TheAnswerSaysHowItWasConfirmed) {
       {16'000, 17'600, StepOf(16'000, 3'000'000, 3, true), StepOf(17'600, 3'000'000, 3, true)});
   down.confirmations.push_back(
       {14'545, 16'000, StepOf(14'545, 600'000, 3, true), StepOf(16'000, 3'000'000, 3, true)});
-  down.highest_pass = 14'545;
+  EXPECT_EQ(down.answers().highest_pass, 14'545);
   EXPECT_EQ(down.ConfirmationOutcome(), "stepped_down");
   EXPECT_NE(AnswerLine(down).find("after 16,000 ops/s failed to hold when run again"), std::string::npos)
       << AnswerLine(down);
-  EXPECT_NE(AnswerLine(down).find("when run again; 17,000 ops/s failed (p99 "), std::string::npos) << AnswerLine(down);
+  // The lowest failing rate is the confirmation set that failed, not the failed step above it.
+  EXPECT_NE(AnswerLine(down).find("when run again; 16,000 ops/s failed (p99 "), std::string::npos) << AnswerLine(down);
+  EXPECT_EQ(SearchJson(down, {}, {})["lowest_failing_rate"], 16'000);
   // A stepped-down sweep or top is no longer "at least … none failed".
-  down.lowest_fail = 0;
+  down.steps.pop_back();
   down.sweep = true;
   EXPECT_EQ(AnswerLine(down).find("none failed"), std::string::npos) << AnswerLine(down);
   EXPECT_EQ(AnswerLine(down).find("at least"), std::string::npos) << AnswerLine(down);
@@ -195,7 +241,7 @@ TEST(SearchReport, NoRateThatHeldIsNoAnswerAndNearSaturationIsWarned) {
   EXPECT_TRUE(SearchJson(r, {}, {})["highest_passing_rate"].is_null());
 
   SearchResult near = Searched();
-  near.search_pass = near.highest_pass = 19'000;
+  near.steps = {StepOf(19'000, 600'000, 1, false), StepOf(20'000, 3'000'000, 1, false)};
   near.confirmations.push_back({19'000, 20'900, StepOf(19'000, 600'000, 3, true), StepOf(20'900, 600'000, 3, true)});
   EXPECT_EQ(SaturationWarning(near),
             "warning: 19,000 ops/s is 95% of the closed-loop capacity (20,000 ops/s): an open loop this close to "
@@ -205,7 +251,6 @@ TEST(SearchReport, NoRateThatHeldIsNoAnswerAndNearSaturationIsWarned) {
 
   SearchResult off = Searched();
   off.confirm_runs = 0;
-  off.highest_pass = 16'000;
   EXPECT_EQ(off.ConfirmationOutcome(), "off");
   EXPECT_NE(AnswerLine(off).find("16,000 ops/s (80% of the closed-loop capacity), unconfirmed (--confirm 0)"),
             std::string::npos)

@@ -1,10 +1,12 @@
 #include "storebench/report/stats.h"
 
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 #include <numeric>
 #include <random>
@@ -77,6 +79,7 @@ class SideResampler {
     n_ = grid_.total(ones_);
   }
   uint64_t observations() const { return n_; }
+  const MixtureGrid& grid() const { return grid_; }
   double Observed(double p) const { return grid_.Percentile(ones_, p); }
 
   double Draw(double p, std::mt19937_64& rng) {
@@ -122,6 +125,56 @@ std::vector<double> SortedDraws(SideResampler& r, double p, uint64_t seed, int r
   for (double& x : draws) x = r.Draw(p, rng);
   std::sort(draws.begin(), draws.end());
   return draws;
+}
+
+// The fewest observations whose order statistics give both bounds of
+// percentile p (0..100, below 100) at the confidence.
+uint64_t FewestObservations(double p, double confidence) {
+  auto enough = [&](uint64_t n) { return PercentileBoundRanks(p, n, confidence).hi != 0; };
+  uint64_t hi = 1;
+  while (!enough(hi)) hi *= 2;
+  uint64_t lo = hi / 2 + 1;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (enough(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return hi;
+}
+
+// The exact order-statistic interval of percentile p of the pooled ops
+// (PercentileBoundRanks); where a rank is missing, the bound is marked so.
+PercentileInterval OrderStatisticInterval(const MixtureGrid& grid, double p, double confidence) {
+  const std::vector<uint32_t> ones(grid.runs(), 1);
+  const uint64_t n = grid.total(ones);
+  PercentileInterval out;
+  out.value = grid.Percentile(ones, p);
+  const OrderStatisticRanks ranks = PercentileBoundRanks(p, n, confidence);
+  out.upper_bounded = ranks.upper != 0;
+  out.ci_bounded = ranks.hi != 0;
+  out.upper = out.upper_bounded ? grid.ValueAtRank(ones, ranks.upper) : out.value;
+  out.lo = out.ci_bounded ? grid.ValueAtRank(ones, ranks.lo) : out.value;
+  out.hi = out.ci_bounded ? grid.ValueAtRank(ones, ranks.hi) : out.value;
+  if (!out.upper_bounded || !out.ci_bounded)
+    out.unbounded_reason =
+        p >= 100 ? std::string("n too small: the maximum (p100) is never bounded from a sample")
+                 : fmt::format("n too small: {} observations; a {:g}% interval of p{:g} needs at least {}", n,
+                               confidence * 100, p, FewestObservations(p, confidence));
+  return out;
+}
+
+// Keeps every end within what the runs can hold: a percentile of these runs
+// is never below their smallest observation, and no run holds a value above
+// its length (`ceiling`, 0 = unknown) or, when larger, the largest observation.
+void ClampToPossible(const MixtureGrid& grid, double ceiling, PercentileInterval* out) {
+  const std::vector<uint32_t> ones(grid.runs(), 1);
+  const double floor = grid.ValueAtRank(ones, 1);
+  const double top = ceiling > 0 ? std::max(ceiling, grid.ValueAtRank(ones, grid.total(ones)))
+                                 : std::numeric_limits<double>::infinity();
+  out->lo = std::clamp(out->lo, floor, std::max(floor, out->value));
+  out->hi = std::min(std::max(out->hi, out->value), top);
+  out->upper = std::min(std::max(out->upper, out->value), top);
+  out->upper_across_runs = std::min(out->upper_across_runs, top);
 }
 
 }  // namespace
@@ -308,10 +361,20 @@ StatusOr<PercentileInterval> BootstrapPercentile(const LatencyRuns& side, double
   SideResampler r(side, out.resampled_runs);
   if (r.observations() == 0) return Status::InvalidArgument("bootstrap: no latency observations");
   out.value = r.Observed(p);
-  const std::vector<double> draws = SortedDraws(r, p, seed, replicates);
-  out.lo = SortedQuantile(draws, (1 - confidence) / 2);
-  out.hi = SortedQuantile(draws, (1 + confidence) / 2);
-  out.upper = SortedQuantile(draws, confidence);
+  const PercentileInterval ops = OrderStatisticInterval(r.grid(), p, confidence);
+  if (!out.resampled_runs) {
+    out = ops;
+  } else {
+    // Whole runs resampled; no resampling reaches a bound the pooled ops cannot give.
+    const std::vector<double> draws = SortedDraws(r, p, seed, replicates);
+    out.lo = SortedQuantile(draws, (1 - confidence) / 2);
+    out.hi = SortedQuantile(draws, (1 + confidence) / 2);
+    out.upper = SortedQuantile(draws, confidence);
+    out.ci_bounded = ops.ci_bounded;
+    out.upper_bounded = ops.upper_bounded;
+    out.unbounded_reason = ops.unbounded_reason;
+  }
+  ClampToPossible(r.grid(), side.ceiling, &out);
   return out;
 }
 
@@ -325,9 +388,10 @@ StatusOr<PercentileInterval> RunsPercentileBound(const LatencyRuns& side, double
   const size_t k = grid.runs();
   std::vector<uint32_t> weights(k, 1);
   if (grid.total(weights) == 0) return Status::InvalidArgument("bound: no latency observations");
-  PercentileInterval out;
+  // The pooled ops' order-statistic interval: its ranks decide whether any bound exists.
+  PercentileInterval out = OrderStatisticInterval(grid, p, confidence);
   out.resampled_runs = true;
-  out.value = grid.Percentile(weights, p);
+  out.upper_ops = out.upper;
   // A prediction bound for the next run's percentile, on the log scale
   // (latency is skewed and positive): each run's own percentile, their mean
   // and spread, and Student's t with k − 1 degrees of freedom.
@@ -343,13 +407,44 @@ StatusOr<PercentileInterval> RunsPercentileBound(const LatencyRuns& side, double
   const double log_value = std::log(std::max(out.value, 1.0));
   out.upper_across_runs = std::exp(std::max(l.mean, log_value) + StudentTQuantile(confidence, df) * spread);
   const double half = StudentTQuantile((1 + confidence) / 2, df) * spread;
-  SideResampler pooled(side, /*by_runs=*/false);
-  const std::vector<double> draws = SortedDraws(pooled, p, seed, replicates);
-  out.upper_ops = SortedQuantile(draws, confidence);
-  out.lo = std::min(std::exp(log_value - half), SortedQuantile(draws, (1 - confidence) / 2));
-  out.hi = std::max(std::exp(log_value + half), SortedQuantile(draws, (1 + confidence) / 2));
+  out.lo = std::min(std::exp(log_value - half), out.lo);
+  out.hi = std::max(std::exp(log_value + half), out.hi);
   out.upper = std::max(out.upper_across_runs, out.upper_ops);
+  ClampToPossible(grid, side.ceiling, &out);
   return out;
+}
+
+OrderStatisticRanks PercentileBoundRanks(double p, uint64_t n, double confidence) {
+  OrderStatisticRanks r;
+  if (n == 0 || !(p > 0 && p <= 100) || !(confidence > 0 && confidence < 1)) return r;
+  const boost::math::binomial_distribution<double> bin(static_cast<double>(n), std::min(p / 100, 1.0));
+  // P(Bin(n, q) < rank): the chance that X_(rank) is at or above the true quantile.
+  auto at_or_above = [&](uint64_t rank) { return boost::math::cdf(bin, static_cast<double>(rank - 1)); };
+  // The smallest rank in [1, n] reaching `target`; 0 when even X_(n) does not.
+  auto smallest = [&](double target) -> uint64_t {
+    if (at_or_above(n) < target) return 0;
+    uint64_t lo = 1, hi = n;
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (at_or_above(mid) >= target) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  const double tail = (1 - confidence) / 2;
+  r.upper = smallest(confidence);
+  const uint64_t hi = smallest(1 - tail);
+  // The lower end: the largest rank whose X_(rank) lies above the quantile with at most `tail`.
+  if (hi == 0 || at_or_above(1) > tail) return r;
+  uint64_t lo = 1, top = n;
+  while (lo < top) {
+    const uint64_t mid = lo + (top - lo + 1) / 2;
+    if (at_or_above(mid) <= tail) lo = mid;
+    else top = mid - 1;
+  }
+  r.lo = lo;
+  r.hi = hi;
+  return r;
 }
 
 }  // namespace storebench::report

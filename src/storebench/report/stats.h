@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,10 @@ double TwoSampleTPower(double effect, size_t n_per_side, double confidence);
 using Buckets = std::vector<std::pair<uint64_t, uint64_t>>;
 struct LatencyRuns {
   std::vector<Buckets> runs;
+  // The largest value a run could hold (ns; a run's length): a bound above it
+  // says nothing the run's length does not, so bounds are clamped to it (or to
+  // the largest observation when that is larger). 0 = unknown, no clamp.
+  double ceiling = 0;
 };
 
 // A bootstrap confidence interval of the relative difference of one percentile.
@@ -134,7 +139,25 @@ struct PercentileDiff {
 StatusOr<PercentileDiff> BootstrapPercentileDiff(const LatencyRuns& a, const LatencyRuns& b, double p,
                                                  double confidence, uint64_t seed, int replicates = 10000);
 
-// A bootstrap confidence interval of one percentile of one side.
+// The distribution-free bounds of the quantile q = p/100 among n
+// observations, as 1-based ranks of order statistics X_(r): the true quantile
+// is at most X_(upper) with probability P(Bin(n, q) < upper) >= confidence
+// (the smallest such rank), and inside [X_(lo), X_(hi)] with each tail at most
+// (1 - confidence) / 2. A rank is 0 when no order statistic of n observations
+// reaches the confidence: a p99 needs at least 299 observations for a 95 %
+// upper bound (1 - 0.99^n >= 0.95), a p99.9 2,995; the two-sided interval
+// needs a few more (368 for p99 at 95 %). A p100 (the maximum) is never
+// bounded from a sample.
+struct OrderStatisticRanks {
+  uint64_t lo = 0, hi = 0;  // both non-zero, or both 0
+  uint64_t upper = 0;
+};
+OrderStatisticRanks PercentileBoundRanks(double p, uint64_t n, double confidence);
+
+// How every output says that a bound does not exist (the ranks above are 0).
+inline constexpr const char* kNotBounded = "not bounded (n too small)";
+
+// A confidence interval of one percentile of one side.
 struct PercentileInterval {
   double value = 0;  // percentile of all runs merged, ns
   double lo = 0;     // two-sided CI at the confidence: [lo, hi]
@@ -143,13 +166,20 @@ struct PercentileInterval {
   bool resampled_runs = false;
   // RunsPercentileBound only: its two parts (upper is the larger).
   double upper_across_runs = 0;  // the prediction bound over runs
-  double upper_ops = 0;          // the bootstrap bound of the runs' ops pooled
+  double upper_ops = 0;          // the order-statistic bound of the runs' ops pooled
+  // False when too few observations bound the percentile at the confidence
+  // (PercentileBoundRanks gave 0): the numbers above are then meaningless and
+  // every output prints kNotBounded (JSON: null and a reason) instead.
+  bool ci_bounded = true, upper_bounded = true;
+  std::string unbounded_reason;  // why, when either is false: "n too small: …"
 };
 
-// Bootstrap CI of percentile `p` (0..100) of `side` at `confidence`, resampled
-// as BootstrapPercentileDiff does: whole runs when there are at least two,
-// else single operations through the order-statistic identity. InvalidArgument
-// when `side` holds no observations.
+// CI of percentile `p` (0..100) of `side` at `confidence`: with one run, the
+// exact order-statistic bounds of PercentileBoundRanks (the distribution-free
+// interval the op-level bootstrap approximates); with at least two, whole runs
+// resampled, bounded only where the pooled ops' ranks exist. Every end lies
+// within [smallest observation, max(ceiling, largest observation)].
+// InvalidArgument when `side` holds no observations.
 StatusOr<PercentileInterval> BootstrapPercentile(const LatencyRuns& side, double p, double confidence, uint64_t seed,
                                                  int replicates = 10000);
 
@@ -163,9 +193,13 @@ StatusOr<PercentileInterval> BootstrapPercentile(const LatencyRuns& side, double
 //     exp(max(m, log value) + t(confidence, k−1) · s · sqrt(1 + 1/k)), which
 //     under log-normal runs is above a new run's percentile with that
 //     confidence — and so above the pooled percentile at least as often —, and
-//   * the op-level bootstrap bound of the pooled ops (as BootstrapPercentile
+//   * the order-statistic bound of the pooled ops (as BootstrapPercentile
 //     with one run), which holds when the runs agree closely;
-// [lo, hi] likewise joins the two two-sided intervals. The jackknife over
+// [lo, hi] likewise joins the two two-sided intervals. The prediction bound
+// can reach far beyond anything a run can hold (3 runs, t = 2.92, a wide
+// spread: "204 s" for a 10 s step), so every end is clamped to
+// [smallest observation, max(ceiling, largest observation)]; with too few
+// pooled ops for the order-statistic ranks there is no bound at all. The jackknife over
 // runs and a t bound on the mean log percentile were tried and held the
 // pooled p99 of runs whose speed varies in only 86–92 % of trials at 95 %
 // (stats_test; bench/search_coverage.sh). With one run it is

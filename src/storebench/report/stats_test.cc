@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fmt/format.h>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -511,6 +513,111 @@ TEST(Stats, RunsBoundCoversThePooledPercentileOfVaryingRuns) {
   LatencyRuns one{{ToBuckets(std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})}};
   EXPECT_FALSE(RunsPercentileBound(one, 99, 0.95, 1)->resampled_runs);
   EXPECT_FALSE(RunsPercentileBound(LatencyRuns{{{}, {}}}, 99, 0.95, 1).ok());
+}
+
+}  // namespace
+}  // namespace storebench::report
+
+namespace storebench::report {
+namespace {
+
+// The order-statistic bounds of the quantile q among n observations,
+// computed here by summing the binomial's terms in long double (not through
+// Boost's incomplete beta, as PercentileBoundRanks does): the smallest rank u
+// with P(Bin(n, q) < u) >= c; for the two-sided interval, the smallest h with
+// P(Bin < h) >= 1 - t and the largest l with P(Bin < l) <= t, t = (1 - c) / 2.
+OrderStatisticRanks ByHand(double p, uint64_t n, double c) {
+  OrderStatisticRanks r;
+  if (n == 0) return r;
+  const long double q = p / 100, t = (1 - c) / 2.0L;
+  std::vector<long double> below(n + 2, 0);  // below[u] = P(Bin < u)
+  for (uint64_t j = 0; j <= n; ++j) {
+    const long double log_pmf = std::lgamma(n + 1.0L) - std::lgamma(j + 1.0L) - std::lgamma(n - j + 1.0L) +
+                                j * std::log(q) + (n - j) * std::log1p(-q);
+    below[j + 1] = below[j] + std::exp(log_pmf);
+  }
+  for (uint64_t u = n; u >= 1; --u) {
+    if (below[u] >= c) r.upper = u;
+    if (below[u] >= 1 - t) r.hi = u;
+  }
+  for (uint64_t l = 1; l <= n; ++l)
+    if (below[l] <= t) r.lo = l;
+  if (r.lo == 0 || r.hi == 0) r.lo = r.hi = 0;
+  return r;
+}
+
+// Small samples (M4 of issue 51): a p99 of 100 ops or a p99.9 of 2,000 has no
+// upper bound at 95 %, and none is printed. Values 1..n make X_(r) = r, so each
+// bound's value is its rank.
+TEST(Stats, SmallSamplesAreNotBoundedAndBoundsAreOrderStatistics) {
+  for (double p : {99.0, 99.9})
+    for (double c : {0.95, 0.99})
+      for (uint64_t n : {0, 1, 2, 10, 99, 100, 298, 299, 300, 367, 368, 1000, 2994, 2995, 3000, 5000}) {
+        const OrderStatisticRanks want = ByHand(p, n, c), got = PercentileBoundRanks(p, n, c);
+        SCOPED_TRACE(fmt::format("p{} n {} confidence {}", p, n, c));
+        EXPECT_EQ(got.upper, want.upper);
+        EXPECT_EQ(got.lo, want.lo);
+        EXPECT_EQ(got.hi, want.hi);
+        if (n <= 100) {
+          EXPECT_EQ(got.upper, 0u);  // 1 - q^100 < 0.95 for q >= 0.99
+        }
+        std::vector<uint64_t> values(n);
+        std::iota(values.begin(), values.end(), uint64_t{1});
+        auto ci = BootstrapPercentile(LatencyRuns{{ToBuckets(values)}}, p, c, 1);
+        if (n == 0) {
+          EXPECT_FALSE(ci.ok());
+          continue;
+        }
+        ASSERT_TRUE(ci.ok()) << ci.status().message();
+        EXPECT_EQ(ci->upper_bounded, want.upper != 0);
+        EXPECT_EQ(ci->ci_bounded, want.hi != 0);
+        if (ci->upper_bounded) { EXPECT_EQ(ci->upper, static_cast<double>(want.upper)); }
+        if (ci->ci_bounded) {
+          EXPECT_EQ(ci->lo, static_cast<double>(want.lo));
+          EXPECT_EQ(ci->hi, static_cast<double>(want.hi));
+        }
+        if (!ci->upper_bounded || !ci->ci_bounded) {
+          EXPECT_EQ(ci->unbounded_reason.rfind("n too small: ", 0), 0u) << ci->unbounded_reason;
+        }
+      }
+  // The thresholds the header quotes.
+  EXPECT_EQ(PercentileBoundRanks(99, 298, 0.95).upper, 0u);
+  EXPECT_NE(PercentileBoundRanks(99, 299, 0.95).upper, 0u);
+  EXPECT_EQ(PercentileBoundRanks(99.9, 2994, 0.95).upper, 0u);
+  EXPECT_NE(PercentileBoundRanks(99.9, 2995, 0.95).upper, 0u);
+  EXPECT_EQ(PercentileBoundRanks(100, 1'000'000, 0.95).upper, 0u);
+  // Runs judged together are bounded only where their pooled ops are.
+  std::vector<uint64_t> fifty(50);
+  std::iota(fifty.begin(), fifty.end(), uint64_t{1});
+  auto three = RunsPercentileBound(LatencyRuns{{ToBuckets(fifty), ToBuckets(fifty), ToBuckets(fifty)}}, 99, 0.95, 1);
+  ASSERT_TRUE(three.ok());
+  EXPECT_FALSE(three->upper_bounded);
+  EXPECT_FALSE(three->ci_bounded);
+}
+
+// Three confirmation runs whose p99s differ by 10,000x: the prediction bound
+// over runs reached "204 s" and an interval "[0.00, 1538953882.37] ms" before
+// it was clamped to what a run of this length can hold and to the smallest
+// observation.
+TEST(Stats, BoundsStayWithinWhatTheRunsCanHold) {
+  std::vector<uint64_t> fast(1000, 100'000), slow(1000, 100'000);
+  std::fill(slow.begin() + 900, slow.end(), 1'000'000'000);  // a tenth of the ops took 1 s
+  LatencyRuns side{{ToBuckets(fast), ToBuckets(fast), ToBuckets(slow)}};
+  side.ceiling = 10e9;  // 10 s runs
+  auto b = RunsPercentileBound(side, 99, 0.95, 1);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  ASSERT_TRUE(b->upper_bounded && b->ci_bounded);
+  EXPECT_LE(b->upper, 10e9);
+  EXPECT_LE(b->upper_across_runs, 10e9);
+  EXPECT_LE(b->hi, 10e9);
+  EXPECT_GE(b->lo, 100'000);  // never below the fastest op
+  EXPECT_GE(b->upper, b->value);
+  EXPECT_LE(b->lo, b->value);
+  // Without a known length, no bound is cut, but the floor still holds.
+  side.ceiling = 0;
+  b = RunsPercentileBound(side, 99, 0.95, 1);
+  ASSERT_TRUE(b.ok());
+  EXPECT_GE(b->lo, 100'000);
 }
 
 }  // namespace
