@@ -15,17 +15,18 @@
 namespace storebench::driver {
 namespace {
 
-// Sized so that each unit takes ~1-2 us on a current x86 core.
-constexpr uint32_t kCpuIterations = 1024;
-constexpr uint32_t kMemSteps = 96;
-// 2 MiB of 4-byte indices, one per 64-byte line: larger than a core's L2,
-// within the last-level cache of current server parts.
-constexpr uint32_t kWalkLines = (2u << 20) / 64;
-constexpr uint32_t kIndicesPerLine = 16;
+// Sized so that each unit takes ~0.5-2 us on a current x86 core.
+constexpr uint32_t kCpuIterations = 256;
+// The memory unit: a walk through kWalkSteps lines, each on a page of its own
+// within a buffer far larger than they are, flushed from the caches first,
+// so that every step is a load from memory: its time is the memory's latency
+// under whatever else loads the memory bus (a neighbour's bandwidth).
+constexpr uint32_t kWalkSteps = 16;
+constexpr uint32_t kWalkStride = (4096 + 64) / 4;  // in uint32_t: a page and a line apart
 constexpr int kCalibrationReps = 64;
 // Lateness above the median wake-up latency by more than this reads the
 // meter's own run-queue wait and the cgroup's throttling (two /proc reads).
-constexpr uint64_t kLateNs = 100'000;
+constexpr uint64_t kLateNs = 500'000;
 
 uint64_t ThreadCpuNs() {
   timespec ts{};
@@ -72,6 +73,10 @@ uint64_t RunCpuUnit(uint32_t iterations) {
 
 uint64_t RunMemoryUnit(const uint32_t* ring, uint32_t steps, uint32_t start) {
   const measure::Clock& clock = measure::Clock::Default();
+#if defined(__x86_64__)
+  for (uint32_t i = 0, at = start; i < steps; ++i, at = ring[at]) __builtin_ia32_clflush(ring + at);
+  __builtin_ia32_mfence();
+#endif
   uint32_t at = start;
   const uint64_t t0 = clock.NowNs();
   for (uint32_t i = 0; i < steps; ++i) at = ring[at];
@@ -85,14 +90,14 @@ PlatformMeter::PlatformMeter(std::vector<int> cpus, uint64_t period_ns, uint64_t
   cal_.wakeup_base_ns = wakeup_base_ns;
   const size_t n = cpus_.empty() ? 1 : cpus_.size();
   for (size_t i = 0; i < n; ++i) rings_.push_back(std::make_unique<Ring>());
-  // A random cycle through the lines, so the walk defeats the prefetchers.
-  std::vector<uint32_t> order(kWalkLines);
+  // A random cycle through kWalkSteps lines, each on its own page, so the walk defeats the prefetchers.
+  std::vector<uint32_t> order(kWalkSteps);
   std::iota(order.begin(), order.end(), 0u);
   workload::Random rng(0x5eed);
-  for (uint32_t i = kWalkLines - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
-  walk_.assign(static_cast<size_t>(kWalkLines) * kIndicesPerLine, 0);
-  for (uint32_t i = 0; i < kWalkLines; ++i)
-    walk_[static_cast<size_t>(order[i]) * kIndicesPerLine] = order[(i + 1) % kWalkLines] * kIndicesPerLine;
+  for (uint32_t i = kWalkSteps - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
+  walk_.assign(static_cast<size_t>(kWalkSteps) * kWalkStride, 0);
+  for (uint32_t i = 0; i < kWalkSteps; ++i)
+    walk_[static_cast<size_t>(order[i]) * kWalkStride] = order[(i + 1) % kWalkSteps] * kWalkStride;
   cpu_stat_path_ = KernelPlatform().cpu_stat_path();
 }
 
@@ -102,7 +107,7 @@ void PlatformMeter::Start() {
   std::vector<uint64_t> cpu(kCalibrationReps), mem(kCalibrationReps);
   for (int i = 0; i < kCalibrationReps; ++i) {
     cpu[i] = RunCpuUnit(kCpuIterations);
-    mem[i] = RunMemoryUnit(walk_.data(), kMemSteps, static_cast<uint32_t>(i) * kIndicesPerLine);
+    mem[i] = RunMemoryUnit(walk_.data(), kWalkSteps, 0);
   }
   std::sort(cpu.begin(), cpu.end());
   std::sort(mem.begin(), mem.end());
@@ -132,7 +137,6 @@ void PlatformMeter::Loop(size_t i) {
   Ring& ring = *rings_[i];
   const measure::Clock& clock = measure::Clock::Default();
   uint64_t wait_seen = OwnThreadSched().runqueue_wait_ns, throttled_seen = ReadThrottledNs(cpu_stat_path_);
-  uint32_t walk_at = static_cast<uint32_t>(i) * 4096 * kIndicesPerLine % static_cast<uint32_t>(walk_.size());
   uint64_t intended = clock.NowNs() + period_ns_;
   while (!stop_.load(std::memory_order_relaxed)) {
     measure::SleepUntil(clock, intended);
@@ -151,10 +155,7 @@ void PlatformMeter::Loop(size_t i) {
     }
     uint64_t c = RunCpuUnit(kCpuIterations);
     c = std::min(c, RunCpuUnit(kCpuIterations));
-    uint64_t m = RunMemoryUnit(walk_.data(), kMemSteps, walk_at);
-    walk_at = walk_[walk_at];
-    m = std::min(m, RunMemoryUnit(walk_.data(), kMemSteps, walk_at));
-    walk_at = walk_[walk_at];
+    const uint64_t m = RunMemoryUnit(walk_.data(), kWalkSteps, 0);
     t.cpu_unit_ns = static_cast<uint32_t>(std::min<uint64_t>(c, UINT32_MAX));
     t.mem_unit_ns = static_cast<uint32_t>(std::min<uint64_t>(m, UINT32_MAX));
     ring.Push(t);

@@ -6,13 +6,13 @@
 // stays ~0 on many hosts), but all of it shows in how long a fixed piece of
 // work takes and in how late a sleeping thread wakes.
 //
-// Each period (default 5 ms) a meter thread wakes and runs two units: an
-// integer unit (a dependent multiply/xorshift chain in registers) and a memory
-// unit (a pointer walk over a buffer sized to stay in the last-level cache),
-// each as the faster of two repetitions, so that one interrupt inside a unit
-// does not read as a slow platform. Calibration at start-up takes the 10th
-// percentile of 64 repetitions as nominal: speed 1.0 = as fast as the
-// platform ran then, 0.5 = half as fast.
+// Each period (default 10 ms) a meter thread wakes and runs two units: an
+// integer unit (a dependent multiply/xorshift chain in registers), as the
+// faster of two repetitions so that one interrupt inside it does not read as
+// a slow platform, and a memory unit (16 dependent loads from lines flushed
+// from the caches first: the memory's latency under the bus's load).
+// Calibration at start-up takes the 10th percentile of 64 repetitions as
+// nominal: speed 1.0 = as fast as the platform ran then, 0.5 = half as fast.
 //
 // Definitions (per meter thread, i.e. per CPU; MeterTick):
 //   speed  nominal integer unit / measured, capped at 1: the rate at which the
@@ -26,10 +26,10 @@
 //          the platform's even though the kernel counts it as a wait). A
 //          paused VM, a SIGSTOP, a host that did not schedule the vCPU land
 //          here. Speed 0 over the stop.
-// The memory unit's speed is reported, not used to normalize: a walk's
-// time also moves with what the engine left in the cache.
+// The memory unit's speed is reported, not used to normalize: how much of an
+// engine's service time waits on memory is not known.
 //
-// Cost: two units of ~1-2 us and one wake-up per period per CPU; the meter's
+// Cost: ~3 us of units and one wake-up per period per CPU; the meter's
 // own CPU time is measured (CpuNs()) and published with every run.
 // Thread-safety: Start/Stop from one owner; TakeTicks() from one reader (the
 // reporter) while the meter runs; each thread writes its own SPSC ring.
@@ -64,7 +64,7 @@ struct MeterCalibration {
 
 class PlatformMeter {
  public:
-  static constexpr uint64_t kDefaultPeriodNs = 5'000'000;
+  static constexpr uint64_t kDefaultPeriodNs = 10'000'000;
 
   // One thread per CPU in `cpus` (empty: one unpinned thread). `wakeup_base_ns`:
   // the median wake-up latency measured at start-up (threads.h).
