@@ -72,6 +72,8 @@ struct RunConfig {
   // involuntary switches in a two-worker run on two CPUs).
   static constexpr uint64_t kHiccupAuto = UINT64_MAX;
   uint64_t hiccup_period_ns = 0;
+  // The platform meter's period per CPU (platform_meter.h); 0 = off.
+  uint64_t meter_period_ns = 10'000'000;
 
   int total_threads() const {
     int n = 0;

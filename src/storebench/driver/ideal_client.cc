@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "storebench/driver/platform_timeline.h"
+
 namespace storebench::driver {
 
 OpLog::OpLog(size_t capacity)
@@ -16,15 +18,21 @@ void OpLog::Drain(std::vector<OpRecord>* out) {
 }
 
 IdealClient::IdealClient(const measure::HistogramOptions& h, int servers, uint64_t measure_start_ns,
-                         uint64_t interval_ns)
+                         uint64_t interval_ns, const PlatformTimeline* timeline)
     : options_(h),
       measure_start_ns_(measure_start_ns),
       interval_ns_(interval_ns),
+      timeline_(timeline),
       ideal_(h),
       observed_(h),
+      steady_(h),
       interval_ideal_(h),
-      interval_observed_(h) {
-  for (int i = 0; i < std::max(servers, 1); ++i) free_at_.push(0);
+      interval_observed_(h),
+      interval_steady_(h) {
+  for (int i = 0; i < std::max(servers, 1); ++i) {
+    free_at_.push(0);
+    steady_free_at_.push(0);
+  }
 }
 
 void IdealClient::Add(std::vector<OpRecord>* batch) {
@@ -43,34 +51,51 @@ void IdealClient::Add(std::vector<OpRecord>* batch) {
 void IdealClient::CloseIntervalsBefore(uint64_t t_ns) {
   // Interval k covers intended starts in [start + k·I, start + (k+1)·I).
   while (t_ns >= measure_start_ns_ && (t_ns - measure_start_ns_) / interval_ns_ > done_.size()) {
-    done_.push_back({interval_ideal_.Encode(), interval_observed_.Encode()});
-    interval_ideal_.Reset();
-    interval_observed_.Reset();
+    CloseInterval();
   }
 }
 
+void IdealClient::CloseInterval() {
+  done_.push_back({interval_ideal_.Encode(), interval_observed_.Encode(), interval_steady_.Encode()});
+  interval_ideal_.Reset();
+  interval_observed_.Reset();
+  interval_steady_.Reset();
+}
+
 void IdealClient::Advance(uint64_t watermark_ns) {
+  const bool last = watermark_ns == UINT64_MAX;
+  const uint64_t covered = timeline_ && !last ? timeline_->covered_ns() : UINT64_MAX;
   for (; head_ < pending_.size() && pending_[head_].intended_ns < watermark_ns; ++head_) {
     const OpRecord& op = pending_[head_];
+    if (op.end_ns > covered) break;  // the platform's speed over it is not known yet
     const uint64_t service = op.end_ns - op.start_ns;
     const uint64_t start = std::max(op.intended_ns, free_at_.top());
     free_at_.pop();
     free_at_.push(start + service);
+    const double work = timeline_ ? timeline_->Work(static_cast<int>(op.cpu), op.start_ns, op.end_ns)
+                                  : static_cast<double>(service);
+    const double steady_start = std::max(static_cast<double>(op.intended_ns), steady_free_at_.top());
+    steady_free_at_.pop();
+    steady_free_at_.push(steady_start + work);
     ++replayed_;
     if (op.intended_ns < measure_start_ns_) continue;  // warm-up: it shapes the queue, it is not reported
     CloseIntervalsBefore(op.intended_ns);
     const uint64_t ideal = start + service - op.intended_ns, observed = op.end_ns - op.intended_ns;
+    const auto steady = static_cast<uint64_t>(steady_start + work - static_cast<double>(op.intended_ns));
     ideal_.Record(ideal);
     observed_.Record(observed);
+    steady_.Record(steady);
     interval_ideal_.Record(ideal);
     interval_observed_.Record(observed);
+    interval_steady_.Record(steady);
   }
-  if (watermark_ns == UINT64_MAX) {
-    if (interval_ideal_.count()) done_.push_back({interval_ideal_.Encode(), interval_observed_.Encode()});
+  if (last) {
+    if (interval_ideal_.count()) CloseInterval();
     interval_ideal_.Reset();
     interval_observed_.Reset();
+    interval_steady_.Reset();
   } else {
-    CloseIntervalsBefore(watermark_ns);
+    CloseIntervalsBefore(std::min(watermark_ns, next_intended_ns()));
   }
   if (head_ > 4096 && head_ * 2 > pending_.size()) {
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(head_));

@@ -11,6 +11,14 @@
 // of the client and the platform (late wake-ups, lost CPUs, dispatch), and
 // what remains is queueing behind the engine's own service times.
 //
+// A second replay, the steady-platform ideal client, feeds the same arrivals
+// through the same servers with each service time replaced by the work the
+// op's CPU could do while it ran (platform_timeline.h): the service time the
+// op would have had on a platform that ran at its calibrated speed the whole
+// time. The first replay is "this engine on this platform at this moment",
+// the second "this engine on a steady platform"; their difference is the
+// platform's share of the tail.
+//
 // The replay is exact and streamed: an op is replayed once no op due before it
 // can still be logged (each worker publishes the lowest intended start it may
 // still log; a shared arrival source adds its next unclaimed arrival). Memory
@@ -36,6 +44,7 @@ namespace storebench::driver {
 
 struct OpRecord {
   uint64_t intended_ns, start_ns, end_ns;  // Clock ns
+  int64_t cpu = -1;                        // the CPU the op ended on (-1: unknown)
 };
 
 // A single-producer single-consumer ring of op records.
@@ -84,22 +93,32 @@ class alignas(64) OpLog {
 // interval k (of `interval_ns` from the measured window's start), for the
 // ideal client and for what the run observed of the same ops.
 struct IdealInterval {
-  std::string ideal, observed;  // Histogram::Encode()
+  std::string ideal, observed, steady;  // Histogram::Encode()
 };
+
+class PlatformTimeline;
 
 class IdealClient {
  public:
-  IdealClient(const measure::HistogramOptions& h, int servers, uint64_t measure_start_ns, uint64_t interval_ns);
+  // `timeline`: the platform's speed (nullptr: the steady replay equals the first).
+  IdealClient(const measure::HistogramOptions& h, int servers, uint64_t measure_start_ns, uint64_t interval_ns,
+              const PlatformTimeline* timeline = nullptr);
 
   // Takes logged records (in any order; consumed).
   void Add(std::vector<OpRecord>* batch);
-  // Replays every taken op due before `watermark_ns`, in order of intended start.
+  // Replays every taken op due before `watermark_ns`, in order of intended
+  // start; with a timeline, it stops at the first op that ended after the
+  // timeline's coverage (unless the watermark is UINT64_MAX: the last call).
   void Advance(uint64_t watermark_ns);
+  // The intended start of the first op not yet replayed (UINT64_MAX: none).
+  uint64_t next_intended_ns() const { return head_ < pending_.size() ? pending_[head_].intended_ns : UINT64_MAX; }
 
   // Over the measured window (ops due at or after its start): the ideal
   // client's response times, and the observed response times of the same ops.
   const measure::Histogram& ideal() const { return ideal_; }
   const measure::Histogram& observed() const { return observed_; }
+  // The steady-platform ideal client's response times over the same ops.
+  const measure::Histogram& steady() const { return steady_; }
   // Per arrival interval, complete up to the last Advance()'s watermark.
   const std::vector<IdealInterval>& intervals() const { return done_; }
   uint64_t replayed() const { return replayed_; }
@@ -107,17 +126,20 @@ class IdealClient {
 
  private:
   void CloseIntervalsBefore(uint64_t t_ns);
+  void CloseInterval();
 
   measure::HistogramOptions options_;
   uint64_t measure_start_ns_, interval_ns_;
   // Free instants of the c servers, earliest first.
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> free_at_;
+  std::priority_queue<double, std::vector<double>, std::greater<>> steady_free_at_;  // the steady replay's
+  const PlatformTimeline* timeline_;
   std::vector<OpRecord> pending_;  // sorted by intended start from head_ on
   size_t head_ = 0;
   std::vector<OpRecord> merged_;
-  measure::Histogram ideal_, observed_;
+  measure::Histogram ideal_, observed_, steady_;
   // The open arrival interval (index done_.size()) and its histograms.
-  measure::Histogram interval_ideal_, interval_observed_;
+  measure::Histogram interval_ideal_, interval_observed_, interval_steady_;
   std::vector<IdealInterval> done_;
   uint64_t replayed_ = 0;
 };

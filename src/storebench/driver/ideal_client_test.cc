@@ -1,5 +1,7 @@
 #include "storebench/driver/ideal_client.h"
 
+#include "storebench/driver/platform_timeline.h"
+
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -95,6 +97,56 @@ TEST(OpLog, HandsOverEveryRecordAndCountsDrops) {
   OpLog small(4);
   for (uint64_t i = 0; i < 10; ++i) small.Push({i, i, i});
   EXPECT_EQ(small.dropped(), 6u);
+}
+
+}  // namespace
+}  // namespace storebench::driver
+
+namespace storebench::driver {
+namespace {
+
+// One server, an arrival every 80 us, 100 us of measured service each, on a
+// platform that ran at half its calibrated speed the whole time: the ideal
+// client queues (100 > 80: op k waits 20·k us), the steady-platform one does
+// not (50 < 80: every op takes 50 us). Worked out by hand.
+TEST(IdealClient, TheSteadyReplayRemovesAKnownSlowdown) {
+  constexpr uint64_t kOps = 50;
+  PlatformTimeline half({0}, MeterCalibration{1000, 1000, 0}, 0);
+  for (uint64_t t = 1; t <= 20; ++t) half.Add(0, MeterTick{t * 1'000'000, 0, 2000, 1000});
+  IdealClient c(measure::HistogramOptions{}, 1, 0, 1'000'000'000, &half);
+  std::vector<OpRecord> batch;
+  uint64_t free_at = 0;
+  for (uint64_t k = 0; k < kOps; ++k) {
+    const uint64_t intended = k * 80 * kUs, start = std::max(intended, free_at);
+    batch.push_back({intended, start, start + 100 * kUs, 0});
+    free_at = start + 100 * kUs;
+  }
+  c.Add(&batch);
+  c.Advance(UINT64_MAX);
+  ASSERT_EQ(c.steady().count(), kOps);
+  EXPECT_NEAR(static_cast<double>(c.steady().max()), 50.0 * kUs, 50.0);
+  EXPECT_NEAR(static_cast<double>(c.steady().min()), 50.0 * kUs, 50.0);
+  EXPECT_NEAR(static_cast<double>(c.ideal().max()), (100.0 + 20.0 * (kOps - 1)) * kUs, 1100.0);
+  // Without a timeline the steady replay is the ideal one.
+  IdealClient plain(measure::HistogramOptions{}, 1, 0, 1'000'000'000);
+  std::vector<OpRecord> again = {{0, 0, 100 * kUs, 0}, {80 * kUs, 100 * kUs, 200 * kUs, 0}};
+  plain.Add(&again);
+  plain.Advance(UINT64_MAX);
+  EXPECT_EQ(plain.steady().max(), plain.ideal().max());
+}
+
+// An op that ended after the meter's last tick waits for the meter (unless it is the last call).
+TEST(IdealClient, TheSteadyReplayWaitsForTheMeterToCoverAnOp) {
+  PlatformTimeline t({0}, MeterCalibration{1000, 1000, 0}, 0);
+  t.Add(0, MeterTick{1'000'000, 0, 1000, 1000});
+  IdealClient c(measure::HistogramOptions{}, 1, 0, 1'000'000'000, &t);
+  std::vector<OpRecord> batch = {{100, 200, 900'000, 0}, {1'000, 950'000, 1'500'000, 0}};
+  c.Add(&batch);
+  c.Advance(2'000'000);
+  EXPECT_EQ(c.replayed(), 1u);
+  t.Add(0, MeterTick{2'000'000, 0, 1000, 1000});
+  c.Advance(2'000'000);
+  EXPECT_EQ(c.replayed(), 2u);
 }
 
 }  // namespace

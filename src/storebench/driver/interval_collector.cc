@@ -145,6 +145,7 @@ void FoldInto(IntervalStats* a, const IntervalStats& b) {
   a->hiccup_max_ns = std::max(a->hiccup_max_ns, b.hiccup_max_ns);
   a->hiccup_p99_ns = std::max(a->hiccup_p99_ns, b.hiccup_p99_ns);
   a->cpu.Add(b.cpu);
+  a->platform.Add(b.platform);
 }
 
 }  // namespace storebench::driver::internal

@@ -16,6 +16,7 @@
 #include "storebench/driver/hiccup.h"
 #include "storebench/driver/ideal_client.h"
 #include "storebench/driver/interval_collector.h"
+#include "storebench/driver/platform_watch.h"
 #include "storebench/driver/threads.h"
 #include "storebench/driver/wait_policy.h"
 #include "storebench/driver/worker_loop.h"
@@ -46,12 +47,13 @@ Status Validate(const RunConfig& config, const backend::Backend& backend) {
 // The ideal client's totals and per-interval figures into `r`: groups merged;
 // arrival intervals past the last reported one (a folded sliver) go to it.
 void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, RunResult* r) {
-  measure::Histogram ideal(r->layout.histogram), observed(r->layout.histogram);
+  measure::Histogram ideal(r->layout.histogram), observed(r->layout.histogram), steady(r->layout.histogram);
   const size_t n = r->intervals.size();
-  std::vector<measure::Histogram> by_interval_ideal, by_interval_observed;
+  std::vector<measure::Histogram> by_interval_ideal, by_interval_observed, by_interval_steady;
   for (size_t i = 0; i < n; ++i) {
     by_interval_ideal.emplace_back(r->layout.histogram);
     by_interval_observed.emplace_back(r->layout.histogram);
+    by_interval_steady.emplace_back(r->layout.histogram);
   }
   bool any = false;
   for (const auto& c : clients) {
@@ -59,11 +61,15 @@ void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, RunRe
     any = true;
     (void)ideal.Merge(c->ideal());
     (void)observed.Merge(c->observed());
+    (void)steady.Merge(c->steady());
     for (size_t k = 0; k < c->intervals().size() && n > 0; ++k) {
       const size_t at = std::min(k, n - 1);
-      auto x = measure::Histogram::Decode(c->intervals()[k].ideal), y = measure::Histogram::Decode(c->intervals()[k].observed);
+      const IdealInterval& in = c->intervals()[k];
+      auto x = measure::Histogram::Decode(in.ideal), y = measure::Histogram::Decode(in.observed);
+      auto z = measure::Histogram::Decode(in.steady);
       if (x.ok()) (void)by_interval_ideal[at].Merge(*x);
       if (y.ok()) (void)by_interval_observed[at].Merge(*y);
+      if (z.ok()) (void)by_interval_steady[at].Merge(*z);
     }
   }
   if (!any) return;
@@ -71,9 +77,11 @@ void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, RunRe
     r->intervals[i].has_ideal = true;
     r->intervals[i].ideal = PercentilesOf(by_interval_ideal[i]);
     r->intervals[i].arrival_observed = PercentilesOf(by_interval_observed[i]);
+    r->intervals[i].steady = PercentilesOf(by_interval_steady[i]);
   }
   r->ideal = std::move(ideal);
   r->ideal_observed = std::move(observed);
+  r->steady = std::move(steady);
 }
 
 // One run of RunLoad: its state, and its steps in the order RunLoad calls
@@ -189,6 +197,7 @@ class LoadRun {
 
   uint64_t hiccup_period_ = 0;
   std::optional<HiccupMeter> hiccups_;
+  PlatformWatch platform_;
   std::vector<uint64_t> runqueue_seen_;  // each worker's schedstat run-queue wait at the last reading
   std::vector<internal::WorkerProgress*> accounted_;  // by CpuAccount's worker index
   std::optional<CpuAccount> cpu_account_;
@@ -418,12 +427,17 @@ void LoadRun::ReleaseWorkers() {
   uint64_t schedule_end = 0;
   for (const WorkerGroup& g : config_.groups) schedule_end = std::max(schedule_end, g.schedule.EndNs());
   if (schedule_end != UINT64_MAX && !config_.duration_ns) timing_.end_ns = timing_.start_ns + schedule_end;
+  // The platform meter on the CPUs the workers may use, from the start so
+  // that the steady-platform ideal client has the speed of every op.
+  platform_.Start(config_.cpus.empty() ? allowed_ : config_.cpus, config_.meter_period_ns, result_.wakeup_latency_ns,
+                  clock_.NowNs());
   ideal_clients_.resize(config_.groups.size());
   for (size_t gi = 0; gi < config_.groups.size(); ++gi) {
     const WorkerGroup& g = config_.groups[gi];
     if (!g.schedule.open_loop()) continue;
     ideal_clients_[gi] = std::make_unique<IdealClient>(config_.histogram, g.threads * g.queue_depth,
-                                                       timing_.measure_start_ns, config_.interval_ns);
+                                                       timing_.measure_start_ns, config_.interval_ns,
+                                                       platform_.timeline());
     result_.ideal_servers += g.threads * g.queue_depth;
   }
   released_ = true;
@@ -432,6 +446,8 @@ void LoadRun::ReleaseWorkers() {
 
 // Replays what the workers logged, up to the earliest op one of them may still log.
 void LoadRun::FeedIdeal(bool last) {
+  platform_.Drain();
+  uint64_t oldest = UINT64_MAX;  // no later replay looks up the platform's speed before this
   for (size_t gi = 0; gi < config_.groups.size(); ++gi) {
     if (!ideal_clients_[gi]) continue;
     uint64_t watermark = UINT64_MAX;
@@ -445,7 +461,9 @@ void LoadRun::FeedIdeal(bool last) {
     for (int i : group_workers_[gi]) logs_[i]->Drain(&ideal_batch_);
     ideal_clients_[gi]->Add(&ideal_batch_);
     ideal_clients_[gi]->Advance(last ? UINT64_MAX : watermark);
+    oldest = std::min({oldest, watermark, ideal_clients_[gi]->next_intended_ns()});
   }
+  if (PlatformTimeline* t = platform_.mutable_timeline(); t && oldest != UINT64_MAX) t->PruneBefore(oldest);
 }
 
 void LoadRun::WarmupTick(uint64_t now) {
@@ -523,6 +541,7 @@ void LoadRun::StartMeters() {
     }
   cpu_account_.emplace(std::move(worker_tids), std::vector<pid_t>{CurrentTid()}, config_.cpus);
   cpu_account_->Begin(clock_.NowNs());
+  (void)platform_.TakeWindow();  // the warm-up's figures are not the first interval's
   for (auto& p : progress_state_) p->max_lag_ns.store(0), p->max_backlog.store(0);
 }
 
@@ -569,6 +588,7 @@ IntervalStats LoadRun::CollectInterval(uint64_t now) {
 void LoadRun::AddPlatformFigures(uint64_t now, IntervalStats* st) {
   st->runqueue_wait_ns = RunqueueDelta();
   st->cpu = cpu_account_->Take(now);
+  st->platform = platform_.TakeWindow();
   if (hiccup_period_) {
     const measure::Histogram h = hiccups_->TakeInterval();
     st->hiccup_p99_ns = h.count() ? h.ValueAtPercentile(99) : 0;
@@ -614,6 +634,8 @@ void LoadRun::StopWorkers() {
     const uint64_t ended_ns = measure::MonotonicNs();
     result_.stop_wait_ns = ended_ns - std::min(asked, ended_ns);
   }
+  // The last ops' platform speed is known once the meter has ticked after them.
+  platform_.Stop(stop_->load() ? 0 : clock_.NowNs());
   FeedIdeal(true);
 }
 
@@ -727,6 +749,7 @@ void LoadRun::AddMetrics(const WorkerTotals& totals) {
     m.Gauge({"workers", "wait", "max_spin_window_ns"}, static_cast<double>(totals.max_window),
             measure::Unit::kNanoseconds, measure::MergeRule::kMax);
   }
+  platform_.Figures(result_.platform(), result_.elapsed_s, &m);
   if (result_.hiccups) {
     const measure::Histogram& h = *result_.hiccups;
     for (const auto& [name, p] : {std::pair<const char*, double>{"p50_ns", 50}, {"p99_ns", 99}, {"p999_ns", 99.9}})
@@ -745,6 +768,14 @@ void LoadRun::AddMetrics(const WorkerTotals& totals) {
 double RunResult::achieved_ops_per_sec() const {
   return elapsed_s > 0 && total ? static_cast<double>(total->ops()) / elapsed_s : 0;
 }
+
+PlatformFigures RunResult::platform() const {
+  PlatformFigures sum;
+  for (const IntervalStats& st : intervals) sum.Add(st.platform);
+  return sum;
+}
+
+bool RunResult::unsteady_platform() const { return platform().slow_share() > kUnsteadyShare; }
 
 bool RunResult::sustained() const {
   if (!open_loop || !total) return true;

@@ -23,6 +23,7 @@
 #include "storebench/backend/backend.h"
 #include "storebench/driver/config.h"
 #include "storebench/driver/cpu_account.h"
+#include "storebench/driver/platform_timeline.h"
 #include "storebench/measure/metrics.h"
 #include "storebench/measure/sample.h"
 
@@ -48,6 +49,7 @@ struct IntervalStats {
   uint64_t runqueue_wait_ns = 0;  // the workers' run-queue wait during the interval (schedstat)
   uint64_t hiccup_p99_ns = 0, hiccup_max_ns = 0;  // the platform hiccup meter's lateness
   CpuHeld cpu;  // who held the CPU during the interval (cpu_account.h)
+  PlatformFigures platform;  // the platform meter's and the kernel's figures (platform_timeline.h)
   std::vector<uint64_t> group_ops;  // ops per worker group
   double offered_ops_per_sec = 0;   // open loop: the arrivals the schedule asked for in the interval, per second
   // Open loop, by arrival: the ops due in this interval (intended start in
@@ -55,6 +57,7 @@ struct IntervalStats {
   // and as the run observed them (ideal_client.h). Filled at the end of the run.
   bool has_ideal = false;
   Percentiles ideal, arrival_observed;
+  Percentiles steady;  // the steady-platform ideal client's (ideal_client.h)
   // The interval's histograms, lossless (Histogram::Encode()), so intervals of
   // several processes merge exactly.
   std::string response_histogram, service_histogram;
@@ -101,14 +104,23 @@ struct RunResult {
   bool stop_raise_refused = false;
   // Open loop: arrivals the schedules asked for in the measured window.
   double offered_ops = 0;
+  // Phase 2 of a two-phase run: phase 1's capacity, the reference of each
+  // interval's effective load (offered ÷ (capacity × the platform's speed)).
+  double capacity_ops_per_sec = 0;
   // Open loop: the ideal client (ideal_client.h) over the measured window,
   // and the run's own response times of the same ops; servers = Σ threads × depth.
   std::optional<measure::Histogram> ideal, ideal_observed;
+  // The steady-platform ideal client over the same ops (absent without the platform meter).
+  std::optional<measure::Histogram> steady;
   int ideal_servers = 0;
   uint64_t ideal_dropped = 0;  // records a full log dropped: the replay is inexact when > 0
 
   double achieved_ops_per_sec() const;
   double offered_ops_per_sec() const { return elapsed_s > 0 ? offered_ops / elapsed_s : 0; }
+  // The platform meter's figures over the measured window (its intervals' sum).
+  PlatformFigures platform() const;
+  // More than kUnsteadyShare of the measured time ran below kSlowSpeed.
+  bool unsteady_platform() const;
   // Open loop: achieved >= 99% of offered and at most 1% of ops left due
   // (unstarted), each with a slack of one op per server (threads × depth).
   bool sustained() const;

@@ -1,5 +1,7 @@
 #include "storebench/driver/worker_loop.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -239,7 +241,7 @@ class Loop {
   }
 
   [[gnu::always_inline]] void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
-    if (a_.log) a_.log->Push({intended, start, end});
+    if (a_.log) a_.log->Push({intended, start, end, sched_getcpu()});
     if (open_)
       policy_.RecordOpen(c.kind, c.outcome, c.bytes, intended, start, end);
     else

@@ -88,6 +88,50 @@ driver::CpuHeld DecodeCpuHeld(const nlohmann::json& j) {
   return c;
 }
 
+namespace {
+
+nlohmann::json EncodePressure(const std::optional<driver::Pressure>& p) {
+  return p ? nlohmann::json{p->some_ns, p->full_ns} : nlohmann::json(nullptr);
+}
+
+std::optional<driver::Pressure> DecodePressure(const nlohmann::json& j) {
+  if (!j.is_array() || j.size() != 2) return std::nullopt;
+  return driver::Pressure{j[0].get<uint64_t>(), j[1].get<uint64_t>()};
+}
+
+}  // namespace
+
+nlohmann::json EncodePlatform(const driver::PlatformFigures& f) {
+  nlohmann::json j = {{"cpus", f.cpus},         {"span_ns", f.span_ns},     {"work_ns", f.work_ns},
+                      {"stopped_ns", f.stopped_ns}, {"slow_ns", f.slow_ns}, {"speed_min", f.speed_min},
+                      {"memory_speed_min", f.memory_speed_min}, {"ticks", f.ticks},
+                      {"psi", {EncodePressure(f.kernel.cpu), EncodePressure(f.kernel.memory), EncodePressure(f.kernel.io)}}};
+  if (f.kernel.cgroup)
+    j["cgroup"] = {f.kernel.cgroup->nr_periods, f.kernel.cgroup->nr_throttled, f.kernel.cgroup->throttled_ns};
+  return j;
+}
+
+driver::PlatformFigures DecodePlatform(const nlohmann::json& j) {
+  driver::PlatformFigures f;
+  f.cpus = j.value("cpus", 0u);
+  f.span_ns = j.value("span_ns", uint64_t{0});
+  f.work_ns = j.value("work_ns", uint64_t{0});
+  f.stopped_ns = j.value("stopped_ns", uint64_t{0});
+  f.slow_ns = j.value("slow_ns", uint64_t{0});
+  f.speed_min = j.value("speed_min", 0.0);
+  f.memory_speed_min = j.value("memory_speed_min", 0.0);
+  f.ticks = j.value("ticks", uint64_t{0});
+  if (j.contains("psi") && j.at("psi").is_array() && j.at("psi").size() == 3) {
+    f.kernel.cpu = DecodePressure(j.at("psi")[0]);
+    f.kernel.memory = DecodePressure(j.at("psi")[1]);
+    f.kernel.io = DecodePressure(j.at("psi")[2]);
+  }
+  if (j.contains("cgroup") && j.at("cgroup").is_array() && j.at("cgroup").size() == 3)
+    f.kernel.cgroup = driver::CgroupCpu{j.at("cgroup")[0].get<uint64_t>(), j.at("cgroup")[1].get<uint64_t>(),
+                                        j.at("cgroup")[2].get<uint64_t>()};
+  return f;
+}
+
 nlohmann::json EncodeRunResult(const driver::RunResult& r) {
   nlohmann::json kinds = nlohmann::json::array();
   for (const measure::KindSample& k : r.total->kinds())
@@ -107,6 +151,7 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
                          {"response", st.response_histogram},
                          {"service", st.service_histogram},
                          {"cpu", EncodeCpuHeld(st.cpu)},
+                         {"platform", EncodePlatform(st.platform)},
                          {"backend", EncodeMetrics(st.backend)}});
   return {{"kinds", r.layout.kinds},
           {"outcomes", r.layout.outcomes},
@@ -127,6 +172,7 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
           // The ideal client per process: the union over processes is each one's replay (its own servers).
           {"ideal", r.ideal ? r.ideal->Encode() : std::string()},
           {"ideal_observed", r.ideal_observed ? r.ideal_observed->Encode() : std::string()},
+          {"steady", r.steady ? r.steady->Encode() : std::string()},
           {"ideal_servers", r.ideal_servers},
           {"ideal_dropped", r.ideal_dropped},
           {"metrics", EncodeMetrics(r.metrics)}};
@@ -169,6 +215,7 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
       st.group_ops = i.at("group_ops").get<std::vector<uint64_t>>();
       st.offered_ops_per_sec = i.value("offered_ops_per_sec", 0.0);
       if (i.contains("cpu")) st.cpu = DecodeCpuHeld(i.at("cpu"));
+      if (i.contains("platform")) st.platform = DecodePlatform(i.at("platform"));
       st.response_histogram = i.at("response").get<std::string>();
       st.service_histogram = i.at("service").get<std::string>();
       auto resp = Histogram::Decode(st.response_histogram);
@@ -191,7 +238,8 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
     r.stopped_on_errors = j.at("stopped_on_errors").get<bool>();
     r.open_loop = j.at("open_loop").get<bool>();
     r.offered_ops = j.value("offered_ops", 0.0);
-    for (auto [key, into] : {std::pair{"ideal", &r.ideal}, std::pair{"ideal_observed", &r.ideal_observed}}) {
+    for (auto [key, into] : {std::pair{"ideal", &r.ideal}, std::pair{"ideal_observed", &r.ideal_observed},
+                             std::pair{"steady", &r.steady}}) {
       const std::string text = j.value(key, std::string());
       if (text.empty()) continue;
       auto h = DecodeHistogram(text, key);
@@ -229,6 +277,7 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
     a.offered_ops_per_sec += b.offered_ops_per_sec;
     a.lag_ns = std::max(a.lag_ns, b.lag_ns);
     a.cpu.Add(b.cpu);
+    a.platform.AddProcess(b.platform);
     if (a.group_ops.size() < b.group_ops.size()) a.group_ops.resize(b.group_ops.size());
     for (size_t g = 0; g < b.group_ops.size(); ++g) a.group_ops[g] += b.group_ops[g];
     STOREBENCH_RETURN_IF_ERROR(MergeEncoded(&a.response_histogram, b.response_histogram));
@@ -246,7 +295,8 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
   into->stopped_on_errors = into->stopped_on_errors || other.stopped_on_errors;
   into->open_loop = into->open_loop || other.open_loop;
   into->offered_ops += other.offered_ops;
-  for (auto [a, b] : {std::pair{&into->ideal, &other.ideal}, std::pair{&into->ideal_observed, &other.ideal_observed}}) {
+  for (auto [a, b] : {std::pair{&into->ideal, &other.ideal}, std::pair{&into->ideal_observed, &other.ideal_observed},
+                      std::pair{&into->steady, &other.steady}}) {
     if (!b->has_value()) continue;
     if (!a->has_value())
       *a = **b;

@@ -18,9 +18,11 @@ std::string ScheduleText(const driver::RunConfig& c) {
   return c.groups[0].schedule.open_loop() ? c.groups[0].schedule.text : "closed";
 }
 
-StatusOr<driver::RunResult> RunPhase(Plan& plan, const RunHooks& hooks, const std::string& title) {
+StatusOr<driver::RunResult> RunPhase(Plan& plan, const RunHooks& hooks, const std::string& title,
+                                     double capacity_ops_per_sec = 0) {
   auto r = driver::RunLoad(*plan.backend, plan.config, hooks.stop, hooks.progress, hooks.stonewall, hooks.wake);
   if (!r.ok()) return r.status();
+  r->capacity_ops_per_sec = capacity_ops_per_sec;
   if (hooks.phase_finished) hooks.phase_finished(*r, title);
   return r;
 }
@@ -121,7 +123,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
           tp->capacity_ops_per_sec));
     out.two_phase = std::move(tp);
   }
-  auto r = RunPhase(plan, hooks, out.title);
+  auto r = RunPhase(plan, hooks, out.title, out.two_phase ? out.two_phase->capacity_ops_per_sec : 0);
   if (!r.ok()) return r.status();
   out.schedule = ScheduleText(plan.config);
   out.run = std::move(*r);

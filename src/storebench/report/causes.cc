@@ -52,26 +52,31 @@ double CpuWaitShare(const driver::CpuHeld& cpu) {
              : 0;
 }
 
-TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait) {
+TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait,
+                     std::optional<uint64_t> steady_ns) {
   TailCauses t;
   t.known = true;
   t.observed_ns = observed_ns;
   t.ideal_ns = ideal_ns;
+  t.steady_ns = steady_ns.value_or(ideal_ns);
   t.cpu_wait = std::clamp(cpu_wait, 0.0, 1.0);
   if (observed_ns == 0) {
     t.queueing = 1;
     return t;
   }
   const double observed = static_cast<double>(observed_ns);
-  t.queueing = (1 - t.cpu_wait) * static_cast<double>(std::min(ideal_ns, observed_ns)) / observed;
-  const double added = 1 - t.queueing;
+  const uint64_t ideal = std::min(ideal_ns, observed_ns), steady = std::min(t.steady_ns, ideal);
+  t.queueing = (1 - t.cpu_wait) * static_cast<double>(steady) / observed;
+  t.platform_speed = (1 - t.cpu_wait) * static_cast<double>(ideal - steady) / observed;
+  t.platform = t.platform_speed;
+  const double added = 1 - t.queueing - t.platform_speed;
   const double sum = w.engine + w.client + w.platform;
   if (sum <= 0) {
-    t.platform = added;
+    t.platform += added;
   } else {
     t.engine = added * w.engine / sum;
     t.client = added * w.client / sum;
-    t.platform = added * w.platform / sum;
+    t.platform += added * w.platform / sum;
   }
   return t;
 }
@@ -101,8 +106,11 @@ RunCauses CausesOf(const driver::RunResult& r) {
   const driver::CpuHeld cpu = RunCpuHeld(r);
   const CauseWeights w = WeightsOf(cpu, WorkersOf(r), WorkerCpusOf(r));
   const double f = CpuWaitShare(cpu);
-  c.p99 = Attribute(r.ideal_observed->ValueAtPercentile(99), r.ideal->ValueAtPercentile(99), w, f);
-  c.max = Attribute(r.ideal_observed->max(), r.ideal->max(), w, f);
+  const bool steady = r.steady && r.steady->count();
+  c.p99 = Attribute(r.ideal_observed->ValueAtPercentile(99), r.ideal->ValueAtPercentile(99), w, f,
+                    steady ? std::optional<uint64_t>(r.steady->ValueAtPercentile(99)) : std::nullopt);
+  c.max = Attribute(r.ideal_observed->max(), r.ideal->max(), w, f,
+                    steady ? std::optional<uint64_t>(r.steady->max()) : std::nullopt);
   return c;
 }
 
@@ -113,8 +121,11 @@ RunCauses IntervalCauses(const driver::RunResult& r, const driver::IntervalStats
   if (!st.has_ideal || st.arrival_observed.max == 0) return c;
   const CauseWeights w = WeightsOf(st.cpu, WorkersOf(r), WorkerCpusOf(r));
   const double f = CpuWaitShare(st.cpu);
-  c.p99 = Attribute(st.arrival_observed.p99, st.ideal.p99, w, f);
-  c.max = Attribute(st.arrival_observed.max, st.ideal.max, w, f);
+  const bool steady = st.steady.max > 0;
+  c.p99 = Attribute(st.arrival_observed.p99, st.ideal.p99, w, f,
+                    steady ? std::optional<uint64_t>(st.steady.p99) : std::nullopt);
+  c.max = Attribute(st.arrival_observed.max, st.ideal.max, w, f,
+                    steady ? std::optional<uint64_t>(st.steady.max) : std::nullopt);
   return c;
 }
 

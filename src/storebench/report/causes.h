@@ -12,8 +12,17 @@
 //   platform  other processes, the kernel, the hypervisor's steal, and late
 //             wake-ups on an otherwise idle machine
 //
-// Definition: at tail quantile q, with observed response R_q and the ideal
-// client's I_q over the same ops, queueing = (1 − f) · min(I_q, R_q) / R_q,
+// Definition: at tail quantile q, with observed response R_q, the ideal
+// client's I_q and the steady-platform ideal client's N_q over the same ops
+// (ideal_client.h; N_q = I_q without the platform meter), I = min(I_q, R_q)
+// and N = min(N_q, I):
+//   queueing          = (1 − f) · N / R_q
+//   platform (speed)  = (1 − f) · (I − N) / R_q: the service times the
+//                       platform stretched (slow or stopped CPUs, measured by
+//                       the platform meter), and the queue they built
+// and the rest is split as below (the platform's share of it adds to the
+// platform's). Without the meter N = I, and this is the former definition:
+// queueing = (1 − f) · min(I_q, R_q) / R_q,
 // where f is the share of the time the workers had arrivals waiting for them
 // that they spent on the run queue (CpuHeld::backlogged_*, sampled every 20 ms
 // or less). The ideal client replays service times as measured, so a worker
@@ -32,6 +41,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "storebench/driver/cpu_account.h"
@@ -42,8 +52,10 @@ namespace storebench::report {
 struct TailCauses {
   bool known = false;  // false: no ideal-client figures (closed loop, or merged processes)
   uint64_t observed_ns = 0, ideal_ns = 0;
+  uint64_t steady_ns = 0;  // the steady-platform ideal client's (= ideal_ns without the meter)
   double cpu_wait = 0;  // f: the workers' run-queue wait over their backlogged time
   double queueing = 0, engine = 0, client = 0, platform = 0;
+  double platform_speed = 0;  // of `platform`, the part the meter measured in the service times
   // "queueing", "engine", "client" or "platform": the largest share (ties in that order).
   const char* largest() const;
   double share(const char* cause) const;
@@ -61,7 +73,8 @@ struct CauseWeights {
 CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker_cpus);
 // f: the workers' run-queue wait while backlogged over their backlogged time (0 without a backlog).
 double CpuWaitShare(const driver::CpuHeld& cpu);
-TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait = 0);
+TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait = 0,
+                     std::optional<uint64_t> steady_ns = std::nullopt);
 
 // The run's CPU held, from its metrics (platform.cpu_held.*).
 driver::CpuHeld RunCpuHeld(const driver::RunResult& r);

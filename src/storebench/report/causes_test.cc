@@ -60,3 +60,33 @@ TEST(Causes, TheWorkersWaitForACpuMovesThatShareOfTheQueueToTheHolders) {
 
 }  // namespace
 }  // namespace storebench::report
+
+namespace storebench::report {
+namespace {
+
+// observed 1000, ideal 800, steady 200: the platform stretched the service
+// times the ideal client replays by 600 of the 1000 (its speed share); of the
+// remaining 200 beyond the ideal client, engine 150 and platform 50 by CPU held.
+TEST(Causes, TheSteadyClientMovesTheStretchedServiceToThePlatform) {
+  const TailCauses t = Attribute(1000, 800, CauseWeights{3, 0, 1}, 0, 200);
+  EXPECT_DOUBLE_EQ(t.queueing, 0.2);
+  EXPECT_DOUBLE_EQ(t.platform_speed, 0.6);
+  EXPECT_DOUBLE_EQ(t.engine, 0.15);
+  EXPECT_DOUBLE_EQ(t.platform, 0.65);
+  EXPECT_DOUBLE_EQ(t.client, 0);
+  EXPECT_STREQ(t.largest(), "platform");
+  EXPECT_DOUBLE_EQ(t.queueing + t.engine + t.client + t.platform, 1);
+  // A steady tail above the ideal one (never: the steady replay does no more
+  // work) is taken as the ideal one.
+  const TailCauses same = Attribute(1000, 800, CauseWeights{3, 0, 1}, 0, 900);
+  EXPECT_DOUBLE_EQ(same.platform_speed, 0);
+  EXPECT_DOUBLE_EQ(same.queueing, 0.8);
+  // With the run-queue share f, both measured parts shrink by (1 - f).
+  const TailCauses f = Attribute(1000, 800, CauseWeights{0, 0, 1}, 0.5, 200);
+  EXPECT_DOUBLE_EQ(f.queueing, 0.1);
+  EXPECT_DOUBLE_EQ(f.platform_speed, 0.3);
+  EXPECT_DOUBLE_EQ(f.queueing + f.engine + f.client + f.platform, 1);
+}
+
+}  // namespace
+}  // namespace storebench::report

@@ -422,6 +422,35 @@ std::string VariantTable(const std::vector<RunGroup>& groups) {
   return out;
 }
 
+namespace {
+
+// The platform meter's mean speed over a group's runs (0 when none measured it).
+double MeanPlatformSpeed(const RunGroup& g) {
+  double sum = 0;
+  int n = 0;
+  for (const RunRecord& r : g.runs)
+    if (r.platform_speed > 0) sum += r.platform_speed, ++n;
+  return n ? sum / n : 0;
+}
+
+// When the two sides ran on platforms whose speeds differ by more than the
+// throughput difference the comparison reports, that difference may be the
+// platform's: say so.
+void WarnOnPlatformSpeeds(const RunGroup& a, const RunGroup& b, const nlohmann::json& throughput,
+                          std::vector<std::string>* warnings) {
+  const double sa = MeanPlatformSpeed(a), sb = MeanPlatformSpeed(b);
+  if (sa <= 0 || sb <= 0) return;
+  const double platform = sb / sa - 1;
+  const double reported = throughput.value("rel_diff", 0.0);
+  if (std::abs(platform) <= std::abs(reported) || std::abs(platform) < 0.005) return;
+  warnings->push_back(fmt::format(
+      "{} vs {}: the platform ran at mean speed {:.3f} under {} and {:.3f} under {} ({:+.1f}%), more than the "
+      "{:+.1f}% throughput difference reported: the difference may be the platform's (platform.speed.mean)",
+      a.name, b.name, sa, a.name, sb, b.name, 100 * platform, 100 * reported));
+}
+
+}  // namespace
+
 StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions& opt) {
   if (input.groups.size() < 2)
     return Status::InvalidArgument("compare: give at least two runs, groups of runs, or a matrix directory with two variants");
@@ -446,6 +475,7 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
     }
     nlohmann::json j = {{"name", b.name}, {"baseline", a.name}};
     c.CompareThroughput(a, b, width, &j);
+    WarnOnPlatformSpeeds(a, b, j["throughput"], &c.report.warnings);
     c.CompareLatency(a, b, i, width, &j);
     if (j.contains("latency") && j["latency"].contains("p50")) {
       std::string note = DisagreementNote(b.name, j["throughput"], j["latency"]["p50"]);

@@ -37,6 +37,7 @@ struct RunRecord {
   nlohmann::json environment;  // as recorded
   bool interrupted = false;
   uint64_t errors = 0;
+  double platform_speed = 0;  // the platform meter's mean speed (platform.speed.mean); 0 = not measured
   // "" for a storebench result; "db_bench" for db_bench's printed report, which
   // has throughput and percentiles but no histogram, settings or environment.
   std::string producer;

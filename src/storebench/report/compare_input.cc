@@ -216,6 +216,8 @@ StatusOr<RunRecord> LoadRun(const std::string& path) {
       rates.emplace_back(i.value("length_s", 0.0), i.at("ops_per_sec").get<double>());
     r.interval_ops_per_sec = FullLengthRates(rates);
     r.response_p99_ns = doc.at("latency").at("response").value("p99_ns", 0.0);
+    if (const auto speed = doc.value("/platform/speed/mean"_json_pointer, nlohmann::json()); speed.is_number())
+      r.platform_speed = speed.get<double>();
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(fmt::format("{}: malformed run result: {}", path, e.what()));
   }

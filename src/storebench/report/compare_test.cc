@@ -24,6 +24,7 @@ struct FakeRun {
   nlohmann::json config = {{"backend", "null"}, {"threads", 1}, {"backend_options", {{"service-time", "spin:20us"}}}};
   std::string kernel = "Linux 6.1";
   uint64_t seed = 1;
+  double platform_speed = 0;  // 0: no platform meter in the document
 };
 
 nlohmann::json MakeDoc(const FakeRun& f) {
@@ -41,7 +42,9 @@ nlohmann::json MakeDoc(const FakeRun& f) {
           {"throughput", {{"ops_per_sec", f.ops_per_sec}}},
           {"totals", {{"ops", 5000}, {"errors", 0}, {"interrupted", false}}},
           {"latency", {{"response", LatencyJson(h)}, {"service", LatencyJson(h)}}},
-          {"intervals", intervals}};
+          {"intervals", intervals},
+          {"platform", f.platform_speed > 0 ? nlohmann::json{{"speed", {{"mean", f.platform_speed}}}}
+                                            : nlohmann::json::object()}};
 }
 
 class CompareTest : public ::testing::Test {
@@ -307,6 +310,20 @@ TEST_F(CompareTest, PairedLatencyHeaderSaysRunsWereResampled) {
   EXPECT_EQ(c["latency"]["p50"]["resampled"], "runs");
   EXPECT_NE(r.text.find("resamples of runs, seed"), std::string::npos) << r.text;
   EXPECT_EQ(r.text.find("resamples of operations"), std::string::npos) << r.text;
+}
+
+// B ran 10% faster on a platform that ran 20% faster: compare warns that the
+// difference may be the platform's; on equal platforms it says nothing.
+TEST_F(CompareTest, APlatformSpeedGapLargerThanTheDifferenceIsWarnedAbout) {
+  FakeRun a, b;
+  b.ops_per_sec = 11000;
+  a.platform_speed = 0.80;
+  b.platform_speed = 0.96;
+  auto r = Run({Group("a", 6, a), Group("b", 6, b)});
+  EXPECT_TRUE(HasWarning(r, "the platform ran at mean speed 0.800 under a and 0.960 under b (+20.0%)")) << r.text;
+  b.platform_speed = 0.80;
+  auto same = Run({Group("a", 6, a), Group("b", 6, b)});
+  EXPECT_FALSE(HasWarning(same, "the platform ran at mean speed"));
 }
 
 TEST_F(CompareTest, IdenticalGroupsProveNoDifference) {

@@ -12,6 +12,7 @@
 #include "storebench/job/result_codec.h"
 #include "storebench/report/causes.h"
 #include "storebench/report/metrics_json.h"
+#include "storebench/report/platform_text.h"
 
 namespace storebench::report {
 namespace {
@@ -28,9 +29,10 @@ nlohmann::json OutcomesJson(const measure::RecorderLayout& layout, const std::ve
 }
 
 nlohmann::json TailCausesJson(const TailCauses& t) {
-  return {{"observed_ns", t.observed_ns}, {"ideal_ns", t.ideal_ns}, {"cpu_wait", t.cpu_wait},
-          {"queueing", t.queueing},       {"engine", t.engine},     {"client", t.client},
-          {"platform", t.platform},       {"largest", t.largest()}};
+  return {{"observed_ns", t.observed_ns}, {"ideal_ns", t.ideal_ns}, {"steady_ns", t.steady_ns},
+          {"cpu_wait", t.cpu_wait},       {"queueing", t.queueing}, {"engine", t.engine},
+          {"client", t.client},           {"platform", t.platform}, {"platform_speed", t.platform_speed},
+          {"largest", t.largest()}};
 }
 
 std::string IsoNow() {
@@ -112,6 +114,7 @@ nlohmann::json PhaseLatencyJson(const driver::RunResult& r) {
     latency["ideal"]["servers"] = r.ideal_servers;
     latency["ideal"]["exact"] = r.ideal_dropped == 0;
     latency["ideal"]["dropped_ops"] = r.ideal_dropped;
+    if (r.steady && r.steady->count()) latency["steady"] = LatencyJson(*r.steady);
     const ClientAdded added = ClientAddedOf(*r.ideal_observed, *r.ideal);
     latency["client_added"] = {{"p50_ns", added.p50}, {"p99_ns", added.p99}, {"p999_ns", added.p999},
                                {"max_ns", added.max}};
@@ -135,10 +138,13 @@ nlohmann::json ScheduleJson(const driver::RunResult& r) {
 
 nlohmann::json CausesJson(const RunCauses& causes) {
   return {{"definition",
-           "shares of the open loop's response tail: queueing = (1 - cpu_wait) * min(ideal, observed) / "
-           "observed (the ideal client's tail over the same ops, less the share cpu_wait of the time the "
-           "workers had arrivals waiting that they spent on the run queue); the rest split among engine, client and platform by the CPU "
-           "time each held on the workers' CPUs in the window (platform.cpu_held)"},
+           "shares of the open loop's response tail: with I = min(ideal, observed) and S = min(steady, I), "
+           "queueing = (1 - cpu_wait) * S / observed (the steady-platform ideal client's tail over the same ops: "
+           "service times as the work the CPU could do at its calibrated speed, less the share cpu_wait of the time "
+           "the workers had arrivals waiting that they spent on the run queue); platform_speed = (1 - cpu_wait) * "
+           "(I - S) / observed (what the platform meter's slow or stopped CPUs added to the service times and their "
+           "queue); the rest split among engine, client and platform by the CPU time each held on the workers' CPUs "
+           "in the window (platform.cpu_held); platform includes platform_speed"},
           {"p99", TailCausesJson(causes.p99)},
           {"max", TailCausesJson(causes.max)}};
 }
@@ -203,8 +209,11 @@ StatusOr<nlohmann::json> IntervalJson(const driver::RunResult& r, const driver::
   if (st.group_ops.size() > 1) i["group_ops"] = st.group_ops;
   if (r.open_loop) i["offered_ops_per_sec"] = st.offered_ops_per_sec;
   if (!st.cpu.empty()) i["cpu"] = job::EncodeCpuHeld(st.cpu);
+  i["platform"] = PlatformIntervalJson(st.platform);
+  if (const double load = EffectiveLoad(r, st); load > 0) i["effective_load"] = load;
   if (st.has_ideal) {
     i["ideal"] = PercentilesJson(st.ideal);
+    if (st.steady.max) i["steady"] = PercentilesJson(st.steady);
     i["client_added_p99_ns"] = static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99);
     if (const RunCauses c = IntervalCauses(r, st); c.p99.known)
       i["causes"] = {{"p99", TailCausesJson(c.p99)}, {"max", TailCausesJson(c.max)}};
@@ -240,6 +249,7 @@ StatusOr<nlohmann::json> PhaseJson(const driver::RunResult& r) {
                                                   "environment", "throughput", "totals", "latency", "schedule",
                                                   "resources", "kinds", "groups", "intervals", "two_phase", "causes"};
   STOREBENCH_RETURN_IF_ERROR(AddMetricsJson(r.metrics, &doc, kCoreKeys));
+  doc["platform"]["unsteady"] = RunPlatformOf(r).unsteady();
   return doc;
 }
 
@@ -277,7 +287,7 @@ std::string IntervalCsv(const driver::RunResult& r) {
       "backlog,lag_ns,max_backlog,max_lag_ns,runqueue_wait_ns,hiccup_p99_ns,hiccup_max_ns,offered_ops_per_sec,"
       "ideal_p50_ns,ideal_p99_ns,ideal_max_ns,client_added_p99_ns,workers_cpu_ns,engine_cpu_ns,client_cpu_ns,"
       "others_cpu_ns,steal_ns,capacity_ns,cpu_wait,p99_queueing,p99_engine,p99_client,p99_platform,p99_largest,max_queueing,"
-      "max_engine,max_client,max_platform,max_largest\n";
+      "max_engine,max_client,max_platform,max_largest,steady_p99_ns," + PlatformCsvHeader() + "\n";
   for (const auto& st : r.intervals) {
     out += fmt::format("{:.3f},{:.3f},{},{:.1f},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{},{},{},{},{:.1f},", st.t_s,
                        st.length_s, st.ops, st.ops_per_sec, st.errors, st.response.p50, st.response.p99,
@@ -295,8 +305,9 @@ std::string IntervalCsv(const driver::RunResult& r) {
     auto shares = [](const TailCauses& t) {
       return fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{}", t.queueing, t.engine, t.client, t.platform, t.largest());
     };
-    out += c.p99.known ? fmt::format("{:.4f},", c.p99.cpu_wait) + shares(c.p99) + "," + shares(c.max) + "\n"
-                       : ",,,,,,,,,,\n";
+    out += c.p99.known ? fmt::format("{:.4f},", c.p99.cpu_wait) + shares(c.p99) + "," + shares(c.max) + ","
+                       : ",,,,,,,,,,,";
+    out += (st.has_ideal && st.steady.max ? fmt::format("{}", st.steady.p99) : "") + "," + PlatformCsvValues(st) + "\n";
   }
   return out;
 }
@@ -353,6 +364,7 @@ std::string OpenLoopLines(const driver::RunResult& r, double ops_per_sec) {
   const measure::Histogram response = total.AllResponse(), service = total.AllService();
   std::string s = LatencyRow("response", response);
   if (r.ideal) s += LatencyRow("ideal", *r.ideal);
+  if (r.steady && r.steady->count()) s += LatencyRow("steady", *r.steady);
   s += LatencyRow("service", service);
   if (r.ideal && r.ideal_observed) s += BeyondIdealLine(r);
   double max_backlog = 0;
@@ -375,6 +387,7 @@ std::string OpenLoopLines(const driver::RunResult& r, double ops_per_sec) {
   if (r.no_arrivals_due())
     s += "  schedule  no arrivals were due in the measured window: the schedule's rate stayed zero or its next "
          "arrival lay beyond the run's end\n";
+  s += EffectiveLoadLine(r);
   s += PlatformSentence(r, lag, service);
   return s;
 }
@@ -432,10 +445,11 @@ std::string ResourceLines(const measure::MetricSet& m) {
 std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   const measure::Sample& total = *r.total;
   std::string s = fmt::format("== {} ==\n", title);
+  s += UnsteadyLine(r);
   double ops_per_sec = r.elapsed_s > 0 ? static_cast<double>(total.ops()) / r.elapsed_s : 0;
   if (r.open_loop && !r.sustained()) s += NotSustainedLine(r, ops_per_sec);
   s += TotalsLine(r, ops_per_sec);
-  s += r.open_loop ? OpenLoopLines(r, ops_per_sec) : LatencyRow("latency", total.AllService());
+  s += r.open_loop ? OpenLoopLines(r, ops_per_sec) : LatencyRow("latency", total.AllService()) + SpeedLine(r);
   if (total.kinds().size() > 1) s += KindLines(r);
   s += ResourceLines(r.metrics);
   return s;
@@ -465,6 +479,21 @@ std::string EngineThreadsText(const driver::CpuHeld& cpu) {
   for (size_t i = 0; i < by_time.size() && i < 3; ++i)
     s += fmt::format("{}{} {}", i ? ", " : "", by_time[i].second, FormatDurationNs(static_cast<double>(by_time[i].first)));
   return s;
+}
+
+// When this engine on a steady platform would keep its p99 within 10x its
+// service p99 but the run did not: how much of the rest is the platform's.
+std::string SteadyNote(const RunCauses& c, uint64_t service99) {
+  const TailCauses& t = c.p99;
+  if (!service99 || t.steady_ns == t.ideal_ns) return "";
+  const double limit = 10.0 * static_cast<double>(service99);
+  if (static_cast<double>(t.steady_ns) > limit || static_cast<double>(t.observed_ns) <= limit) return "";
+  return fmt::format("  note      on a steady platform this engine's p99 would be {} ({:.1f}x its service p99 {}); "
+                     "the run's p99 is {}: of it the platform made {}, the client {}, the engine's threads {}.\n",
+                     FormatDurationNs(static_cast<double>(t.steady_ns)),
+                     static_cast<double>(t.steady_ns) / static_cast<double>(service99),
+                     FormatDurationNs(static_cast<double>(service99)), FormatDurationNs(static_cast<double>(t.observed_ns)),
+                     Pct(t.platform), Pct(t.client), Pct(t.engine));
 }
 
 // The note: the largest cause of the p99, with its number, and what it means.
@@ -500,10 +529,17 @@ std::string CauseNote(const driver::RunResult& r, const RunCauses& c, const driv
     if (workers > worker_cpus || workers >= process_cpus)
       s += ". Fewer workers than the CPUs they run on (--threads, --cpus) leaves CPU time to the rest";
   } else {
-    s = fmt::format("the response tail is the platform's: {} of p99 {} was added while other processes and the kernel "
-                    "held {} of CPU (steal {}) or wake-ups came late (worst hiccup {}); an ideal client has p99 {}",
-                    Pct(t.platform), p99, FormatDurationNs(static_cast<double>(cpu.others_ns)),
-                    FormatDurationNs(static_cast<double>(cpu.steal_ns)), FormatDurationNs(hiccup_max), ideal);
+    const RunPlatform p = RunPlatformOf(r);
+    s = fmt::format("the response tail is the platform's: {} of p99 {}", Pct(t.platform), p99);
+    if (t.platform_speed > 0)
+      s += fmt::format(" ({} measured by the platform meter: CPUs that ran slow or stopped (slowest unit {:.2f}, "
+                       "stopped {}) stretched the service times; on a steady platform the ideal client's p99 is {})",
+                       Pct(t.platform_speed), p.speed_min, FormatDurationNs(static_cast<double>(p.stopped_ns)),
+                       FormatDurationNs(static_cast<double>(t.steady_ns)));
+    s += fmt::format("; other processes and the kernel held {} of CPU (steal {}), worst hiccup {}; an ideal client "
+                     "has p99 {}",
+                     FormatDurationNs(static_cast<double>(cpu.others_ns)),
+                     FormatDurationNs(static_cast<double>(cpu.steal_ns)), FormatDurationNs(hiccup_max), ideal);
   }
   // When the workers waited for a CPU a good part of their runnable time, that
   // wait also stretched the service times the ideal client replays (said
@@ -513,7 +549,7 @@ std::string CauseNote(const driver::RunResult& r, const RunCauses& c, const driv
                      "also stretched the service times the ideal client replays: that part of its queue is counted "
                      "with the CPU's holders",
                      100 * t.cpu_wait);
-  return "  note      " + s + ".\n";
+  return "  note      " + s + ".\n" + SteadyNote(c, service99);
 }
 
 }  // namespace
@@ -539,6 +575,7 @@ std::string PlatformSentence(const driver::RunResult& r, const measure::Histogra
                               "p99 {}, max {}\n",
                               FormatDurationNs(runqueue), involuntary, held, FormatDurationNs(hiccup_p99),
                               FormatDurationNs(hiccup_max));
+  s += SpeedLine(r);
   const uint64_t lag99 = lag.ValueAtPercentile(99), service99 = service.ValueAtPercentile(99);
   if (const RunCauses c = CausesOf(r); c.p99.known) {
     s += fmt::format("  causes    p99 {}: {}; max {}: {}\n", FormatDurationNs(static_cast<double>(c.p99.observed_ns)),

@@ -45,6 +45,9 @@ constexpr ResultKey kKeys[] = {
     {"latency.service", kLatency, "service time: from each op's actual start to its end"},
     {"latency.ideal", kLatency, "open loop: the ideal client's response times (the same arrivals and service times "
                                 "through FIFO servers, no client or platform delay)"},
+    {"latency.steady", kLatency, "open loop, with the platform meter: the steady-platform ideal client's response "
+                                 "times (the ideal client with each service time as the work its CPU could do at "
+                                 "its calibrated speed while the op ran)"},
     {"latency.ideal.servers", kValue, "the ideal client's servers: the workers' threads times their queue depth"},
     {"latency.ideal.exact", kValue, "false when the ideal client's op log overflowed"},
     {"latency.ideal.dropped_ops", kValue, "ops the ideal client's log could not hold"},
@@ -86,6 +89,38 @@ constexpr ResultKey kKeys[] = {
     {"workers.wait.late_sleeps", kValue, "open loop: sleeps that woke after the arrival they waited for"},
     {"workers.wait.max_spin_window_ns", kValue, "open loop: the widest gap --wait adaptive stayed awake for"},
     {"platform.cpu_held", kCpuHeld, "who held the CPU during the measured window"},
+    {"platform.unsteady", kValue, "true when the platform ran below 0.8 of its calibrated speed for more than 5% of "
+                                  "the measured time (platform.speed.slow_share > 0.05)"},
+    {"platform.meter.cpu_ns", kValue, "the platform meter's own CPU time (its cost)"},
+    {"platform.meter.cost_share_of_cpu", kValue, "that, as a share of one CPU over the measured window"},
+    {"platform.meter.cpus", kValue, "CPUs the meter ran on (one thread each, pinned: the workers' CPUs)"},
+    {"platform.meter.period_ns", kValue, "how often each meter thread wakes and runs its units"},
+    {"platform.meter.cpu_unit_ns", kValue, "the integer unit's calibrated (nominal) time"},
+    {"platform.meter.memory_unit_ns", kValue, "the memory unit's calibrated time"},
+    {"platform.meter.wakeup_base_ns", kValue, "the median wake-up latency not counted as a stop"},
+    {"platform.meter.ticks", kValue, "the meter's wake-ups in the measured window, over its CPUs"},
+    {"platform.meter.dropped", kValue, "ticks lost to a full ring (0 unless the reporter stalled)"},
+    {"platform.speed.span_ns", kValue, "time the meter covered, summed over its CPUs"},
+    {"platform.speed.work_ns", kValue, "work the CPUs could do in it at their calibrated speed (speed × time)"},
+    {"platform.speed.stopped_ns", kValue, "of the span, time the platform did not run the meter although it was due "
+                                          "and no thread of this machine held its CPU (a pause, a stopped VM, a "
+                                          "quota), summed over CPUs"},
+    {"platform.speed.slow_ns", kValue, "of the span, time at a speed below 0.8 (stops included)"},
+    {"platform.speed.mean", kValue, "work_ns / span_ns: the platform's mean speed (1.0 = calibrated)"},
+    {"platform.speed.slow_share", kValue, "slow_ns / span_ns"},
+    {"platform.speed.min", kValue, "the slowest integer unit's speed"},
+    {"platform.speed.memory_min", kValue, "the slowest memory unit's speed (reported, not used to normalize)"},
+    {"platform.kernel.cgroup_nr_throttled", kValue, "periods in which the process's cgroup was throttled (cpu.stat; "
+                                                    "absent when the kernel has no such source)"},
+    {"platform.kernel.cgroup_throttled_ns", kValue, "time it was throttled"},
+    {"platform.kernel.psi_cpu_some_ns", kValue, "pressure stall time (/proc/pressure/cpu `some`; absent without PSI)"},
+    {"platform.kernel.psi_cpu_full_ns", kValue, "the same, `full`"},
+    {"platform.kernel.psi_memory_some_ns", kValue, "/proc/pressure/memory `some`"},
+    {"platform.kernel.psi_memory_full_ns", kValue, "the same, `full`"},
+    {"platform.kernel.psi_io_some_ns", kValue, "/proc/pressure/io `some`"},
+    {"platform.kernel.psi_io_full_ns", kValue, "the same, `full`"},
+    {"platform.kernel.missing", kValue, "the platform sources this machine lacks, named (their figures are absent, "
+                                        "never 0)"},
     {"platform.hiccup.p50_ns", kValue, "the hiccup meter (a thread that sleeps a fixed period): median lateness of its wake-ups"},
     {"platform.hiccup.p99_ns", kValue, "the same, p99"},
     {"platform.hiccup.p999_ns", kValue, "the same, p99.9"},
@@ -123,6 +158,18 @@ constexpr ResultKey kKeys[] = {
     {"intervals[].response", kPercentiles, "response time of its ops"},
     {"intervals[].service", kPercentiles, "service time of its ops"},
     {"intervals[].ideal", kPercentiles, "open loop: the ideal client's response time of the ops that arrived in it"},
+    {"intervals[].steady", kPercentiles, "open loop, with the platform meter: the steady-platform ideal client's "
+                                         "response time of the ops that arrived in it"},
+    {"intervals[].effective_load", kValue, "two-phase phase 2: offered ÷ (phase 1's capacity × the platform's speed "
+                                           "in it): the load the engine really saw"},
+    {"intervals[].platform.speed", kValue, "the platform's mean speed in it (null without the meter)"},
+    {"intervals[].platform.speed_min", kValue, "its slowest integer unit's speed"},
+    {"intervals[].platform.memory_speed_min", kValue, "its slowest memory unit's speed"},
+    {"intervals[].platform.stopped_ns", kValue, "time the platform stopped the meter in it (mean over its CPUs)"},
+    {"intervals[].platform.slow_share", kValue, "share of it at a speed below 0.8"},
+    {"intervals[].platform.cgroup", kSection, "nr_throttled and throttled_ns of the process's cgroup in it (null "
+                                              "without a cgroup cpu.stat)"},
+    {"intervals[].platform.psi", kSection, "cpu, memory and io pressure in it: some_ns, full_ns (null without PSI)"},
     {"intervals[].client_added_p99_ns", kValue, "open loop: observed p99 less the ideal client's, of the ops that "
                                                 "arrived in it"},
     {"intervals[].causes.p99", kCauses, "open loop: the causes of its p99"},
@@ -156,7 +203,8 @@ constexpr ResultKey kKeys[] = {
 constexpr const char* kLatencyKeys[] = {"count", "min_ns", "mean_ns", "stddev_ns", "p50_ns", "p90_ns",
                                         "p99_ns", "p999_ns", "p9999_ns", "max_ns", "saturated", "histogram"};
 constexpr const char* kPercentileKeys[] = {"p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns"};
-constexpr const char* kCauseKeys[] = {"queueing", "engine", "client", "platform", "largest", "cpu_wait", "ideal_ns", "observed_ns"};
+constexpr const char* kCauseKeys[] = {"queueing", "engine", "client", "platform", "platform_speed", "largest",
+                                      "cpu_wait", "ideal_ns", "steady_ns", "observed_ns"};
 constexpr const char* kCpuHeldKeys[] = {"workers_ns", "engine_ns", "engine_threads", "client_ns", "others_ns",
                                         "steal_ns", "capacity_ns", "backlogged_ns", "backlogged_runqueue_ns"};
 
@@ -250,8 +298,9 @@ std::string ResultKeysMarkdown() {
   s += "* **Percentiles**: " + list(kPercentileKeys) + ".\n";
   s += "* **Tail causes**: " + list(kCauseKeys) +
        ": the shares (0 to 1, summing to 1) of queueing behind the engine, the engine's threads, the client and the "
-       "platform; the largest one's name; the share of the backlogged time the workers spent on the run queue; the "
-       "ideal client's and the observed value of that percentile.\n";
+       "platform; of the platform's, `platform_speed`, the part the platform meter measured in the service times; the "
+       "largest one's name; the share of the backlogged time the workers spent on the run queue; the ideal client's, "
+       "the steady-platform ideal client's and the observed value of that percentile.\n";
   s += "* **CPU held**: " + list(kCpuHeldKeys) +
        ": CPU time of the workers, the engine's threads (and per thread name under `engine_threads`), the client's "
        "own threads, other processes on the workers' CPUs, steal, and the CPUs' capacity over the window; "

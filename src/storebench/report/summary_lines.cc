@@ -15,6 +15,18 @@ constexpr SummaryLine kLines[] = {
      R"md(reached)` (`Cli.MaxErrorsStopsTheRunWritesResultsAndExitsOne`), `, N unfinished` for ops in )md"
      R"md(flight at the end. An error share above `--max-error-ratio` (default 0.01) makes the exit code 1)md"
      R"md( (`Reliability.ErrorShareAboveTheLimitExitsOneWithResults`).)md"},
+    {kNamed, "UNSTEADY", false, R"md(`UNSTEADY PLATFORM: …`)md",
+     R"md((first, when it applies) — the platform meter saw the platform run below 0.8 of its calibrated )md"
+     R"md(speed for more than 5% of the measured time (`platform.unsteady` in the JSON): the figures )md"
+     R"md(below include its slowdowns, and a comparison with another run may compare platforms )md"
+     R"md((`PlatformText.AnUnsteadyRunSaysSoFirst`).)md"},
+    {kNamed, "speed", false, R"md(`speed`)md",
+     R"md(— the platform meter (a fixed unit of integer work timed every 10 ms on each of the workers' CPUs, )md"
+     R"md(at their priority): the platform's mean speed against its calibration at start-up (1.0), the )md"
+     R"md(slowest unit, the slowest interval and when, the share of time below 0.8, the time the platform )md"
+     R"md(stopped the meter (a pause, a quota), then what the kernel says: the cgroup's throttled time, )md"
+     R"md(steal, PSI cpu `some` — or `unknown` where this machine has no such source — and the meter's own )md"
+     R"md(cost (`PlatformTimeline.AStopIsWorkTheCpuCouldNotDo`, `PlatformMeter.TicksComeAtItsPaceWithCalibratedUnits`).)md"},
     {kNamed, "latency", false, R"md(`latency`)md",
      R"md((closed loop) — percentiles of the service time, from each op's actual start to its end. In a )md"
      R"md(closed loop the response time *is* the service time: the next op waits for the last, so a stall )md"
@@ -52,6 +64,11 @@ constexpr SummaryLine kLines[] = {
      R"md(measured service times through as many FIFO servers as workers, with no client or platform delay)md"
      R"md( in between (`IdealClient.OneServerQueuesOpsThatArriveWhileItIsBusy`, )md"
      R"md(`IdealClientRun.AStallInTheEngineIsQueueingTheIdealClientSeesToo`).)md"},
+    {kNamed, "steady", true, R"md(`steady`)md",
+     R"md(— the steady-platform ideal client: the ideal client again, with each op's service time replaced )md"
+     R"md(by the work its CPU could do at its calibrated speed while the op ran — this engine on a steady )md"
+     R"md(platform. Ideal minus steady is the platform's share of the service times )md"
+     R"md((`IdealClient.TheSteadyReplayRemovesAKnownSlowdown`).)md"},
     {kNamed, "service", true, R"md(`service`)md",
      R"md(— from each op's actual start to its end: the engine's time.)md"},
     {kNamed, "beyond", true, R"md(`beyond`)md",
@@ -70,6 +87,10 @@ constexpr SummaryLine kLines[] = {
      R"md(ops never started` at the end. A second `schedule` line, `no arrivals were due in the measured )md"
      R"md(window`, says why a run measured 0 ops: its rate stayed zero (a sine below zero, steps at 0) or its )md"
      R"md(next arrival lay beyond the end (`BadValues.AScheduleWithNoArrivalEndsOnTimeWithZeroOps`).)md"},
+    {kNamed, "load", true, R"md(`load`)md",
+     R"md((phase 2 of `--two-phase`) — each interval's effective load, offered ÷ (phase 1's capacity × )md"
+     R"md(the platform's speed in that interval): the median and the highest, and when; a platform that )md"
+     R"md(slowed down raised the load the engine saw (`PlatformText.TheEffectiveLoadFollowsThePlatformsSpeed`).)md"},
     {kNamed, "platform", true, R"md(`platform`)md",
      R"md(— who held the CPU during the window: how long the workers waited on the run queue (and their )md"
      R"md(involuntary switches), the engine's own threads (by name), the client's threads (reporter, )md"
@@ -89,7 +110,9 @@ constexpr SummaryLine kLines[] = {
      R"md( formula.)md"},
     {kNamed, "note", true, R"md(`note`)md",
      R"md(— one sentence naming the largest cause, with advice where there is one (fewer workers only when)md"
-     R"md( they leave no CPU free).)md"},
+     R"md( they leave no CPU free). A second note, when the steady-platform ideal client's p99 is within )md"
+     R"md(10x the service p99 and the run's is not, says how much of the rest is the platform's )md"
+     R"md((`Causes.TheSteadyClientMovesTheStretchedServiceToThePlatform`).)md"},
 };
 
 }  // namespace

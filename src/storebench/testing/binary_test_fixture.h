@@ -73,6 +73,21 @@ class BinaryTest : public ::testing::Test {
   // code, or 128 + the signal that ended it. Waiting for a state rather than a
   // time keeps the test meaningful on a slow machine or under a sanitizer.
   Outcome RunSignalledWhen(const std::vector<std::string>& args, const std::function<bool()>& ready, int sig) {
+    return RunDoing(args, [&](pid_t pid) {
+      int status = 0;
+      for (int i = 0; i < 12000; ++i) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return status;
+        if (ready()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      kill(pid, sig);
+      waitpid(pid, &status, 0);
+      return status;
+    });
+  }
+  // Runs the binary with `args` (no shell) and `during(pid)`, which must reap
+  // it and return its wait status (to stop, continue or signal it meanwhile).
+  Outcome RunDoing(const std::vector<std::string>& args, const std::function<int(pid_t)>& during) {
     const std::filesystem::path out = dir_ / "out", err = dir_ / "err";
     pid_t pid = fork();
     if (pid == 0) {
@@ -85,16 +100,7 @@ class BinaryTest : public ::testing::Test {
       execv(StorebenchBinary().c_str(), argv.data());
       _exit(127);
     }
-    int status = 0;
-    bool ended = false;
-    for (int i = 0; i < 12000 && !(ended = waitpid(pid, &status, WNOHANG) == pid); ++i) {
-      if (ready()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (!ended) {
-      kill(pid, sig);
-      waitpid(pid, &status, 0);
-    }
+    const int status = during(pid);
     return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(out), Slurp(err)};
   }
   // The same, signalled after `delay`.

@@ -1,5 +1,6 @@
 #include "storebench/backend/null/null_backend.h"
 
+#include <algorithm>
 #include <pthread.h>
 
 #include <atomic>
@@ -28,7 +29,33 @@ using measure::SpinUntil;
 struct NullShared {
   NullOptions options;
   uint64_t epoch_ns = 0;  // stalls are placed relative to this instant
+  double work_per_ns = 0;  // --service-time work: iterations of DoWork per ns, calibrated in BeforeRun()
 };
+
+// A dependent multiply/xorshift chain: work that takes as long as the CPU is slow.
+uint64_t DoWork(uint64_t iterations) {
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  for (uint64_t i = 0; i < iterations; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x *= 0x9e3779b97f4a7c15ull;
+  }
+  asm volatile("" : : "r"(x));
+  return x;
+}
+
+// Iterations per ns on this CPU as it runs now: the fastest of several tries.
+double CalibrateWork() {
+  const Clock& clock = Clock::Default();
+  constexpr uint64_t kIterations = 200'000;
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 15; ++i) {
+    const uint64_t t0 = clock.NowNs();
+    DoWork(kIterations);
+    best = std::min(best, clock.NowNs() - t0);
+  }
+  return static_cast<double>(kIterations) / static_cast<double>(std::max<uint64_t>(best, 1));
+}
 
 class NullWorker : public Worker {
  public:
@@ -60,6 +87,9 @@ class NullWorker : public Worker {
         SleepUntil(clock_, now + ServiceNs(now));
         break;
       }
+      case NullOptions::Service::kWork:
+        DoWork(static_cast<uint64_t>(static_cast<double>(ServiceNs(clock_.NowNs())) * shared_->work_per_ns));
+        break;
     }
     out->tag = tag;
     out->kind = 0;
@@ -182,6 +212,7 @@ class NullBackend : public Backend {
     return Status::Ok();
   }
   Status BeforeRun() override {
+    if (shared_.options.service == NullOptions::Service::kWork) shared_.work_per_ns = CalibrateWork();
     shared_.epoch_ns = Clock::Default().NowNs();
     return Status::Ok();
   }
@@ -200,6 +231,7 @@ class NullBackend : public Backend {
     out->Text({"null", "service"}, o.service == NullOptions::Service::kZero   ? "zero"
                                    : o.service == NullOptions::Service::kSpin ? "spin"
                                    : o.service == NullOptions::Service::kSleep ? "sleep"
+                                   : o.service == NullOptions::Service::kWork  ? "work"
                                                                                : "spin-exp");
     out->Gauge({"null", "slow_factor"}, o.slow_factor, measure::Unit::kRatio, measure::MergeRule::kSame);
     out->Gauge({"null", "slow_ns"}, static_cast<double>(o.slow_ns), measure::Unit::kNanoseconds,
@@ -226,23 +258,25 @@ class NullBackend : public Backend {
   Burners burners_;
 };
 
-// "spin:200ns" / "sleep:1ms" / "spin-exp:20us" / "0".
+// "spin:200ns" / "sleep:1ms" / "spin-exp:20us" / "work:20us" / "0".
 Status SetServiceTime(NullOptions& o, const std::string& text) {
   o.service = NullOptions::Service::kZero;
   o.service_ns = 0;
   if (text == "0") return Status::Ok();
   constexpr const char* kForm =
-      "--service-time: expected 0, spin:DURATION, sleep:DURATION or spin-exp:MEAN (e.g. spin:200ns, sleep:1ms, "
-      "spin-exp:20us)";
+      "--service-time: expected 0, spin:DURATION, sleep:DURATION, spin-exp:MEAN or work:DURATION (e.g. spin:200ns, "
+      "sleep:1ms, spin-exp:20us, work:20us)";
   auto colon = text.find(':');
   std::string mode = colon == std::string::npos ? "" : text.substr(0, colon);
   auto ns = colon == std::string::npos ? StatusOr<uint64_t>(Status::InvalidArgument(""))
                                        : ParseDurationNs(text.substr(colon + 1), "--service-time");
-  if ((mode != "spin" && mode != "sleep" && mode != "spin-exp") || !ns.ok() || (mode == "spin-exp" && *ns == 0))
+  if ((mode != "spin" && mode != "sleep" && mode != "spin-exp" && mode != "work") || !ns.ok() ||
+      (mode == "spin-exp" && *ns == 0))
     return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
-  o.service = mode == "spin"    ? NullOptions::Service::kSpin
-              : mode == "sleep" ? NullOptions::Service::kSleep
-                                : NullOptions::Service::kSpinExponential;
+  o.service = mode == "spin"       ? NullOptions::Service::kSpin
+              : mode == "sleep"    ? NullOptions::Service::kSleep
+              : mode == "work"     ? NullOptions::Service::kWork
+                                   : NullOptions::Service::kSpinExponential;
   o.service_ns = *ns;
   return Status::Ok();
 }
@@ -308,8 +342,10 @@ Status SetSlow(NullOptions& o, const std::string& text) {
 const OptionTable<NullOptions>& NullOptionTable() {
   static const OptionTable<NullOptions> table = [] {
     OptionTable<NullOptions> t("backend 'null'");
-    t.Custom({"service-time", OptionType::kText, "null: time each op takes (spin-exp: exponential with that mean)", "0",
-              {}, "", "0 | spin:DURATION | sleep:DURATION | spin-exp:MEAN"},
+    t.Custom({"service-time", OptionType::kText,
+              "null: time each op takes (spin-exp: exponential with that mean; work: CPU work calibrated to take that "
+              "long, so a slow CPU stretches it)",
+              "0", {}, "", "0 | spin:DURATION | sleep:DURATION | spin-exp:MEAN | work:DURATION"},
              SetServiceTime)
         .Custom({"slow", OptionType::kText,
                  "null: service time FACTOR times longer for the first LENGTH of every PERIOD (capacity that drops now "

@@ -20,7 +20,9 @@ BackendInfo NullBackendInfo();
 
 // Parsed null-backend options (exposed for tests).
 struct NullOptions {
-  enum class Service { kZero, kSpin, kSleep, kSpinExponential } service = Service::kZero;
+  // kWork: a fixed amount of CPU work calibrated at start-up to take service_ns,
+  // so that a slow or stolen CPU stretches it as it stretches an engine's own work.
+  enum class Service { kZero, kSpin, kSleep, kSpinExponential, kWork } service = Service::kZero;
   uint64_t service_ns = 0;       // the fixed time, or the mean of the exponential one
   double slow_factor = 1;        // service time × this during the slow part of each slow period
   uint64_t slow_ns = 0;          // 0 = no slowdown

@@ -1,0 +1,188 @@
+#include "storebench/driver/platform_meter.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+#include "storebench/driver/cpu_account.h"
+#include "storebench/driver/kernel_platform.h"
+#include "storebench/driver/threads.h"
+#include "storebench/measure/wait.h"
+#include "storebench/workload/random.h"
+
+namespace storebench::driver {
+namespace {
+
+// Sized so that each unit takes ~0.5-2 us on a current x86 core.
+constexpr uint32_t kCpuIterations = 256;
+// The memory unit: a walk through kWalkSteps lines, each on a page of its own
+// within a buffer far larger than they are, flushed from the caches first,
+// so that every step is a load from memory: its time is the memory's latency
+// under whatever else loads the memory bus (a neighbour's bandwidth).
+constexpr uint32_t kWalkSteps = 16;
+constexpr uint32_t kWalkStride = (4096 + 64) / 4;  // in uint32_t: a page and a line apart
+constexpr int kCalibrationReps = 64;
+// Lateness above the median wake-up latency by more than this reads the
+// meter's own run-queue wait and the cgroup's throttling (two /proc reads).
+constexpr uint64_t kLateNs = 500'000;
+
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
+struct PlatformMeter::Ring {
+  static constexpr size_t kSize = 4096;  // 20 s of ticks at 5 ms
+  std::vector<MeterTick, measure::ZeroedAllocator<MeterTick>> ticks = decltype(ticks)(kSize);
+  alignas(64) std::atomic<uint64_t> head{0};
+  std::atomic<uint64_t> dropped{0};
+  std::atomic<uint64_t> cpu_ns{0};
+  std::atomic<uint64_t> last_woke{0};
+  alignas(64) std::atomic<uint64_t> tail{0};
+
+  void Push(const MeterTick& t) {
+    const uint64_t h = head.load(std::memory_order_relaxed);
+    if (h - tail.load(std::memory_order_acquire) == kSize) {
+      dropped.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    ticks[h % kSize] = t;
+    head.store(h + 1, std::memory_order_release);
+    last_woke.store(t.woke_ns, std::memory_order_release);
+  }
+};
+
+uint64_t RunCpuUnit(uint32_t iterations) {
+  const measure::Clock& clock = measure::Clock::Default();
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  const uint64_t t0 = clock.NowNs();
+  for (uint32_t i = 0; i < iterations; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x *= 0xff51afd7ed558ccdull;
+  }
+  const uint64_t t1 = clock.NowNs();
+  asm volatile("" : : "r"(x));
+  return t1 - t0;
+}
+
+uint64_t RunMemoryUnit(const uint32_t* ring, uint32_t steps, uint32_t start) {
+  const measure::Clock& clock = measure::Clock::Default();
+#if defined(__x86_64__)
+  for (uint32_t i = 0, at = start; i < steps; ++i, at = ring[at]) __builtin_ia32_clflush(ring + at);
+  __builtin_ia32_mfence();
+#endif
+  uint32_t at = start;
+  const uint64_t t0 = clock.NowNs();
+  for (uint32_t i = 0; i < steps; ++i) at = ring[at];
+  const uint64_t t1 = clock.NowNs();
+  asm volatile("" : : "r"(at));
+  return t1 - t0;
+}
+
+PlatformMeter::PlatformMeter(std::vector<int> cpus, uint64_t period_ns, uint64_t wakeup_base_ns)
+    : cpus_(std::move(cpus)), period_ns_(period_ns) {
+  cal_.wakeup_base_ns = wakeup_base_ns;
+  const size_t n = cpus_.empty() ? 1 : cpus_.size();
+  for (size_t i = 0; i < n; ++i) rings_.push_back(std::make_unique<Ring>());
+  // A random cycle through kWalkSteps lines, each on its own page, so the walk defeats the prefetchers.
+  std::vector<uint32_t> order(kWalkSteps);
+  std::iota(order.begin(), order.end(), 0u);
+  workload::Random rng(0x5eed);
+  for (uint32_t i = kWalkSteps - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
+  walk_.assign(static_cast<size_t>(kWalkSteps) * kWalkStride, 0);
+  for (uint32_t i = 0; i < kWalkSteps; ++i)
+    walk_[static_cast<size_t>(order[i]) * kWalkStride] = order[(i + 1) % kWalkSteps] * kWalkStride;
+  cpu_stat_path_ = KernelPlatform().cpu_stat_path();
+}
+
+PlatformMeter::~PlatformMeter() { Stop(); }
+
+void PlatformMeter::Start() {
+  std::vector<uint64_t> cpu(kCalibrationReps), mem(kCalibrationReps);
+  for (int i = 0; i < kCalibrationReps; ++i) {
+    cpu[i] = RunCpuUnit(kCpuIterations);
+    mem[i] = RunMemoryUnit(walk_.data(), kWalkSteps, 0);
+  }
+  std::sort(cpu.begin(), cpu.end());
+  std::sort(mem.begin(), mem.end());
+  cal_.cpu_unit_ns = std::max<uint64_t>(1, cpu[kCalibrationReps / 10]);
+  cal_.mem_unit_ns = std::max<uint64_t>(1, mem[kCalibrationReps / 10]);
+  stop_.store(false);
+  for (size_t i = 0; i < rings_.size(); ++i) threads_.emplace_back([this, i] { Loop(i); });
+}
+
+void PlatformMeter::Stop(uint64_t cover_until_ns) {
+  if (threads_.empty()) return;
+  const measure::Clock& clock = measure::Clock::Default();
+  if (cover_until_ns) {
+    const uint64_t give_up = clock.NowNs() + 3 * period_ns_ + 250'000'000;
+    for (const auto& r : rings_)
+      while (r->last_woke.load(std::memory_order_acquire) < cover_until_ns && clock.NowNs() < give_up)
+        measure::SleepUntil(clock, clock.NowNs() + 1'000'000);
+  }
+  stop_.store(true);
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+void PlatformMeter::Loop(size_t i) {
+  NameClientThread(("meter" + std::to_string(i)).c_str());
+  if (!cpus_.empty()) (void)PinCurrentThread({cpus_[i]});
+  Ring& ring = *rings_[i];
+  const measure::Clock& clock = measure::Clock::Default();
+  uint64_t wait_seen = OwnThreadSched().runqueue_wait_ns, throttled_seen = ReadThrottledNs(cpu_stat_path_);
+  uint64_t intended = clock.NowNs() + period_ns_;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    measure::SleepUntil(clock, intended);
+    const uint64_t woke = clock.NowNs();
+    MeterTick t;
+    t.woke_ns = woke;
+    const uint64_t late = woke > intended ? woke - intended : 0;
+    if (late > cal_.wakeup_base_ns + kLateNs) {
+      const uint64_t wait_now = OwnThreadSched().runqueue_wait_ns, throttled_now = ReadThrottledNs(cpu_stat_path_);
+      const uint64_t waited = wait_now > wait_seen ? wait_now - wait_seen : 0;
+      const uint64_t quota = throttled_now > throttled_seen ? throttled_now - throttled_seen : 0;
+      wait_seen = wait_now;
+      throttled_seen = throttled_now;
+      const uint64_t beyond = late - cal_.wakeup_base_ns;
+      t.stopped_ns = std::min(beyond, (beyond > waited ? beyond - waited : 0) + std::min(waited, quota));
+    }
+    uint64_t c = RunCpuUnit(kCpuIterations);
+    c = std::min(c, RunCpuUnit(kCpuIterations));
+    const uint64_t m = RunMemoryUnit(walk_.data(), kWalkSteps, 0);
+    t.cpu_unit_ns = static_cast<uint32_t>(std::min<uint64_t>(c, UINT32_MAX));
+    t.mem_unit_ns = static_cast<uint32_t>(std::min<uint64_t>(m, UINT32_MAX));
+    ring.Push(t);
+    // Paced from the wake-up: one long stop is one tick, as the hiccup meter counts it.
+    intended = woke + period_ns_;
+  }
+  ring.cpu_ns.store(ThreadCpuNs(), std::memory_order_relaxed);
+}
+
+void PlatformMeter::TakeTicks(size_t i, std::vector<MeterTick>* out) {
+  Ring& r = *rings_[i];
+  const uint64_t head = r.head.load(std::memory_order_acquire);
+  uint64_t tail = r.tail.load(std::memory_order_relaxed);
+  for (; tail != head; ++tail) out->push_back(r.ticks[tail % Ring::kSize]);
+  r.tail.store(tail, std::memory_order_release);
+}
+
+uint64_t PlatformMeter::CpuNs() const {
+  uint64_t sum = 0;
+  for (const auto& r : rings_) sum += r->cpu_ns.load(std::memory_order_relaxed);
+  return sum;
+}
+
+uint64_t PlatformMeter::dropped() const {
+  uint64_t sum = 0;
+  for (const auto& r : rings_) sum += r->dropped.load(std::memory_order_relaxed);
+  return sum;
+}
+
+}  // namespace storebench::driver

@@ -1,0 +1,107 @@
+// PlatformMeter: how fast the platform ran, over time, measured as a fixed
+// unit of work timed at a steady pace on each CPU the workers may use, by
+// threads at the workers' own scheduling priority ("sb:meterN", one per CPU,
+// pinned). On a VM the host can slow a vCPU down, pause it, or a cgroup
+// quota can throttle the process; none of that shows as lost CPU time (steal
+// stays ~0 on many hosts), but all of it shows in how long a fixed piece of
+// work takes and in how late a sleeping thread wakes.
+//
+// Each period (default 10 ms) a meter thread wakes and runs two units: an
+// integer unit (a dependent multiply/xorshift chain in registers), as the
+// faster of two repetitions so that one interrupt inside it does not read as
+// a slow platform, and a memory unit (16 dependent loads from lines flushed
+// from the caches first: the memory's latency under the bus's load).
+// Calibration at start-up takes the 10th percentile of 64 repetitions as
+// nominal: speed 1.0 = as fast as the platform ran then, 0.5 = half as fast.
+//
+// Definitions (per meter thread, i.e. per CPU; MeterTick):
+//   speed  nominal integer unit / measured, capped at 1: the rate at which the
+//          CPU did work while the meter had it. Applies to the span since the
+//          previous tick, less the stop below.
+//   stop   the part of a wake-up's lateness in which the platform did not run
+//          the meter although it was due: lateness − the start-up median
+//          wake-up latency − the meter's own run-queue wait (another thread
+//          of this machine held the CPU: the CPU-time split in causes.h owns
+//          that), plus the cgroup's throttled time in that wait (a quota is
+//          the platform's even though the kernel counts it as a wait). A
+//          paused VM, a SIGSTOP, a host that did not schedule the vCPU land
+//          here. Speed 0 over the stop.
+// The memory unit's speed is reported, not used to normalize: how much of an
+// engine's service time waits on memory is not known.
+//
+// Cost: ~3 us of units and one wake-up per period per CPU; the meter's
+// own CPU time is measured (CpuNs()) and published with every run.
+// Thread-safety: Start/Stop from one owner; TakeTicks() from one reader (the
+// reporter) while the meter runs; each thread writes its own SPSC ring.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "storebench/measure/clock.h"
+#include "storebench/measure/zeroed_allocator.h"
+
+namespace storebench::driver {
+
+struct MeterTick {
+  uint64_t woke_ns = 0;     // Clock ns at which the meter woke
+  uint64_t stopped_ns = 0;  // the stop that ended at woke_ns (definition above)
+  uint32_t cpu_unit_ns = 0, mem_unit_ns = 0;  // the two units' measured times (faster repetition)
+};
+
+// The two units. Exposed for calibration tests and bench/.
+uint64_t RunCpuUnit(uint32_t iterations);
+uint64_t RunMemoryUnit(const uint32_t* ring, uint32_t steps, uint32_t start);
+
+struct MeterCalibration {
+  uint64_t cpu_unit_ns = 0, mem_unit_ns = 0;  // nominal times
+  uint64_t wakeup_base_ns = 0;               // median wake-up latency subtracted from lateness
+};
+
+class PlatformMeter {
+ public:
+  static constexpr uint64_t kDefaultPeriodNs = 10'000'000;
+
+  // One thread per CPU in `cpus` (empty: one unpinned thread). `wakeup_base_ns`:
+  // the median wake-up latency measured at start-up (threads.h).
+  PlatformMeter(std::vector<int> cpus, uint64_t period_ns, uint64_t wakeup_base_ns);
+  ~PlatformMeter();
+  PlatformMeter(const PlatformMeter&) = delete;
+  PlatformMeter& operator=(const PlatformMeter&) = delete;
+
+  // Calibrates (on the calling thread's CPU, a few ms) and starts the threads.
+  void Start();
+  // Waits (at most ~3 periods) until every thread has ticked after `t_ns`, so
+  // the timeline covers ops that ended by then; then stops the threads.
+  void Stop(uint64_t cover_until_ns = 0);
+
+  size_t cpus() const { return rings_.size(); }
+  int cpu(size_t i) const { return cpus_.empty() ? -1 : cpus_[i]; }
+  const MeterCalibration& calibration() const { return cal_; }
+  uint64_t period_ns() const { return period_ns_; }
+  // Moves every published tick of thread i into `out` (appended).
+  void TakeTicks(size_t i, std::vector<MeterTick>* out);
+  // The meter threads' own CPU time so far (after Stop(): all of it).
+  uint64_t CpuNs() const;
+  // Ticks a full ring dropped (the reporter did not drain for a long time).
+  uint64_t dropped() const;
+
+ private:
+  struct Ring;
+  void Loop(size_t i);
+
+  std::vector<int> cpus_;
+  const uint64_t period_ns_;
+  MeterCalibration cal_;
+  std::vector<std::unique_ptr<Ring>> rings_;
+  std::vector<std::thread> threads_;
+  std::vector<uint32_t> walk_;  // the memory unit's ring of indices
+  std::atomic<bool> stop_{false};
+  std::string cpu_stat_path_;   // the process's cgroup cpu.stat, for throttled time ("" = none)
+};
+
+}  // namespace storebench::driver

@@ -1,0 +1,88 @@
+// The platform meter's ticks (platform_meter.h) as a speed over time, per
+// CPU: the work a CPU could do between two instants, in ns at nominal speed
+// (speed 1 for the whole span = the span's length), and the figures of an
+// interval. The steady-platform ideal client (ideal_client.h) replays each
+// op's service time as the work its CPU could do while the op ran.
+//
+// Definitions: a tick that woke at w after a stop S, whose integer unit ran
+// at speed s (capped at 1), covers the span from the previous tick's wake-up
+// p to w: speed s over [p, w − S), speed 0 over [w − S, w). Time before the
+// first tick or after the last runs at speed 1 (nothing measured it).
+// Thread-safety: one thread (the reporter) uses a timeline.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "storebench/driver/kernel_platform.h"
+#include "storebench/driver/platform_meter.h"
+
+namespace storebench::driver {
+
+// A share of the run's time is "slow" where the speed is below this.
+inline constexpr double kSlowSpeed = 0.8;
+// A run is on an unsteady platform when more than this share of its measured
+// time was slow (summed over the metered CPUs, over their covered time).
+inline constexpr double kUnsteadyShare = 0.05;
+
+// What the meter saw over a window, summed over its CPUs so that windows,
+// CPUs and processes add up exactly (speed = work / span).
+struct PlatformFigures {
+  uint32_t cpus = 0;        // metered CPUs (summed across processes)
+  uint64_t span_ns = 0;     // covered time, summed over CPUs
+  uint64_t work_ns = 0;     // work at nominal speed the CPUs could do in it
+  uint64_t stopped_ns = 0;  // of it, stops (speed 0)
+  uint64_t slow_ns = 0;     // of it, time at speed below kSlowSpeed (stops included)
+  double speed_min = 0;     // the slowest integer unit's speed (0 = no tick)
+  double memory_speed_min = 0;  // the slowest memory unit's speed
+  uint64_t ticks = 0;
+  KernelReading kernel;     // the kernel's own figures over the window (deltas)
+
+  bool empty() const { return ticks == 0; }
+  double speed() const { return span_ns ? static_cast<double>(work_ns) / static_cast<double>(span_ns) : 1.0; }
+  double slow_share() const { return span_ns ? static_cast<double>(slow_ns) / static_cast<double>(span_ns) : 0.0; }
+  // The stops as time on one CPU (the mean over the metered CPUs).
+  uint64_t stopped_per_cpu_ns() const { return cpus ? stopped_ns / cpus : stopped_ns; }
+  // Adds another window (the next one, or the same window of another process).
+  void Add(const PlatformFigures& o);
+  // Adds the same window of another process (CPUs add up).
+  void AddProcess(const PlatformFigures& o);
+};
+
+class PlatformTimeline {
+ public:
+  // `cpus`: the CPU each meter thread runs on (-1: unpinned); nominal unit times.
+  PlatformTimeline(std::vector<int> cpus, MeterCalibration cal, uint64_t start_ns);
+
+  // Appends meter i's next tick (in its time order).
+  void Add(size_t meter, const MeterTick& t);
+  // Work (ns at nominal speed) CPU `cpu` could do in [a, b]; a CPU without a
+  // meter of its own (or -1) gets the mean over the meters.
+  double Work(int cpu, uint64_t a, uint64_t b) const;
+  // Every meter has ticked at or after this instant.
+  uint64_t covered_ns() const;
+  // Forgets what is before `t_ns` (no later lookup starts before it).
+  void PruneBefore(uint64_t t_ns);
+  // The figures of ticks added since the last call, and starts the next window.
+  PlatformFigures TakeWindow();
+
+ private:
+  struct Point {
+    uint64_t t_ns;
+    double work_ns;  // cumulative
+  };
+  struct Meter {
+    int cpu = -1;
+    uint64_t last_ns = 0;
+    double work_ns = 0;
+    std::vector<Point> points;  // from head on
+    size_t head = 0;
+  };
+  double WorkOf(const Meter& m, uint64_t t) const;  // cumulative work at t
+
+  MeterCalibration cal_;
+  std::vector<Meter> meters_;
+  PlatformFigures window_;
+};
+
+}  // namespace storebench::driver

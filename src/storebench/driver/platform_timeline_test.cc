@@ -1,0 +1,139 @@
+#include "storebench/driver/platform_timeline.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "storebench/driver/kernel_platform.h"
+
+namespace storebench::driver {
+namespace {
+
+constexpr uint64_t kMs = 1'000'000;
+constexpr uint32_t kNominal = 1000;  // ns of the integer unit at speed 1
+
+MeterCalibration Cal() { return {kNominal, kNominal, 0}; }
+
+MeterTick Tick(uint64_t woke, uint64_t stopped = 0, uint32_t unit = kNominal) { return {woke, stopped, unit, kNominal}; }
+
+// A 3 ms stop inside a 10 ms span at full speed: the CPU could do 7 ms of
+// work in that span, and none inside the stop itself.
+TEST(PlatformTimeline, AStopIsWorkTheCpuCouldNotDo) {
+  PlatformTimeline t({0}, Cal(), 0);
+  t.Add(0, Tick(5 * kMs));
+  t.Add(0, Tick(15 * kMs, 3 * kMs));  // the stop is [12, 15) ms
+  t.Add(0, Tick(20 * kMs));
+  EXPECT_DOUBLE_EQ(t.Work(0, 5 * kMs, 15 * kMs), 7.0 * kMs);
+  EXPECT_DOUBLE_EQ(t.Work(0, 12 * kMs, 15 * kMs), 0.0);
+  EXPECT_DOUBLE_EQ(t.Work(0, 11 * kMs, 13 * kMs), 1.0 * kMs);
+  // Outside what the meter covered, the CPU counts at speed 1.
+  EXPECT_DOUBLE_EQ(t.Work(0, 20 * kMs, 25 * kMs), 5.0 * kMs);
+  EXPECT_EQ(t.covered_ns(), 20 * kMs);
+}
+
+// A unit that took twice its nominal time: the span before it ran at half speed.
+TEST(PlatformTimeline, ASlowUnitHalvesTheWorkOfItsSpan) {
+  PlatformTimeline t({0}, Cal(), 0);
+  t.Add(0, Tick(10 * kMs, 0, 2 * kNominal));
+  t.Add(0, Tick(20 * kMs));
+  EXPECT_DOUBLE_EQ(t.Work(0, 0, 10 * kMs), 5.0 * kMs);
+  EXPECT_DOUBLE_EQ(t.Work(0, 10 * kMs, 20 * kMs), 10.0 * kMs);
+  // A faster unit than calibrated counts as speed 1, not more.
+  t.Add(0, Tick(30 * kMs, 0, kNominal / 2));
+  EXPECT_DOUBLE_EQ(t.Work(0, 20 * kMs, 30 * kMs), 10.0 * kMs);
+}
+
+// An op on a CPU with a meter uses that meter's timeline; an unknown CPU the mean.
+TEST(PlatformTimeline, AnUnknownCpuGetsTheMeanOfTheMeters) {
+  PlatformTimeline t({0, 1}, Cal(), 0);
+  t.Add(0, Tick(10 * kMs, 10 * kMs));  // CPU 0 stopped for the whole span
+  t.Add(1, Tick(10 * kMs));
+  EXPECT_DOUBLE_EQ(t.Work(0, 0, 10 * kMs), 0.0);
+  EXPECT_DOUBLE_EQ(t.Work(1, 0, 10 * kMs), 10.0 * kMs);
+  EXPECT_DOUBLE_EQ(t.Work(-1, 0, 10 * kMs), 5.0 * kMs);
+  EXPECT_DOUBLE_EQ(t.Work(7, 0, 10 * kMs), 5.0 * kMs);
+}
+
+// A window's figures add up: span, work, stops, time below 0.8, slowest unit.
+TEST(PlatformTimeline, AWindowsFiguresAddUp) {
+  PlatformTimeline t({0}, Cal(), 0);
+  t.Add(0, Tick(10 * kMs));
+  t.Add(0, Tick(20 * kMs, 2 * kMs));
+  t.Add(0, Tick(30 * kMs, 0, 2 * kNominal));
+  PlatformFigures w = t.TakeWindow();
+  EXPECT_EQ(w.ticks, 3u);
+  EXPECT_EQ(w.span_ns, 30 * kMs);
+  EXPECT_EQ(w.stopped_ns, 2 * kMs);
+  EXPECT_EQ(w.work_ns, 10 * kMs + 8 * kMs + 5 * kMs);
+  EXPECT_EQ(w.slow_ns, 2 * kMs + 10 * kMs);
+  EXPECT_DOUBLE_EQ(w.speed_min, 0.5);
+  EXPECT_DOUBLE_EQ(w.speed(), 23.0 / 30.0);
+  EXPECT_EQ(t.TakeWindow().ticks, 0u);
+  // Two processes' windows: CPUs add up, so the per-CPU stop stays the mean.
+  PlatformFigures a = w;
+  a.AddProcess(w);
+  EXPECT_EQ(a.cpus, 2u);
+  EXPECT_EQ(a.stopped_per_cpu_ns(), 2 * kMs);
+}
+
+// Pruning keeps lookups from the pruned instant on exact.
+TEST(PlatformTimeline, PruningKeepsLaterLookupsExact) {
+  PlatformTimeline t({0}, Cal(), 0);
+  for (uint64_t i = 1; i <= 10000; ++i) t.Add(0, Tick(i * kMs, i % 2 ? kMs / 2 : 0));
+  const double before = t.Work(0, 9000 * kMs + kMs / 4, 9500 * kMs);
+  t.PruneBefore(9000 * kMs);
+  EXPECT_DOUBLE_EQ(t.Work(0, 9000 * kMs + kMs / 4, 9500 * kMs), before);
+}
+
+TEST(KernelPlatform, ParsesCgroupV1AndV2CpuStat) {
+  auto v1 = ParseCpuStat("nr_periods 10\nnr_throttled 4\nthrottled_time 123456789\nnr_bursts 0\n");
+  ASSERT_TRUE(v1);
+  EXPECT_EQ(v1->nr_periods, 10u);
+  EXPECT_EQ(v1->nr_throttled, 4u);
+  EXPECT_EQ(v1->throttled_ns, 123456789u);
+  auto v2 = ParseCpuStat("usage_usec 5\nuser_usec 3\nsystem_usec 2\nnr_periods 7\nnr_throttled 2\nthrottled_usec 1500\n");
+  ASSERT_TRUE(v2);
+  EXPECT_EQ(v2->throttled_ns, 1'500'000u);
+  // v2 without the cpu controller has no throttling fields: missing, not 0.
+  EXPECT_FALSE(ParseCpuStat("usage_usec 5\nuser_usec 3\nsystem_usec 2\n"));
+}
+
+TEST(KernelPlatform, ParsesPressure) {
+  auto p = ParsePressure("some avg10=0.00 avg60=0.00 avg300=0.00 total=1500\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=20\n");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->some_ns, 1'500'000u);
+  EXPECT_EQ(p->full_ns, 20'000u);
+  EXPECT_FALSE(ParsePressure("garbage"));
+}
+
+// /proc/self/cgroup's cpu line leads to the v1 controller's cpu.stat; a
+// hierarchy without one falls back to v2's; neither: "" (missing).
+TEST(KernelPlatform, FindsTheCpuControllersStat) {
+  const auto root = std::filesystem::temp_directory_path() / ("sb-cgroup-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "cpu,cpuacct/job");
+  std::filesystem::create_directories(root / "unified/other");
+  std::ofstream(root / "cpu,cpuacct/job/cpu.stat") << "nr_periods 1\nnr_throttled 0\nthrottled_time 0\n";
+  std::ofstream(root / "unified/other/cpu.stat") << "usage_usec 1\nnr_periods 1\nnr_throttled 1\nthrottled_usec 1\n";
+  EXPECT_EQ(FindCpuStat("3:cpu,cpuacct:/job\n0::/other\n", root.string()), (root / "cpu,cpuacct/job/cpu.stat").string());
+  EXPECT_EQ(FindCpuStat("3:memory:/x\n0::/other\n", root.string()), (root / "unified/other/cpu.stat").string());
+  EXPECT_EQ(FindCpuStat("3:memory:/x\n", root.string()), "");
+  std::filesystem::remove_all(root);
+}
+
+TEST(KernelPlatform, DeltasKeepMissingSourcesMissing) {
+  KernelReading a, b;
+  a.cpu = Pressure{100, 10};
+  b.cpu = Pressure{250, 15};
+  b.cgroup = CgroupCpu{5, 2, 1000};  // appeared: no baseline, so no delta
+  const KernelReading d = Delta(a, b);
+  ASSERT_TRUE(d.cpu);
+  EXPECT_EQ(d.cpu->some_ns, 150u);
+  EXPECT_FALSE(d.cgroup);
+  EXPECT_FALSE(d.memory);
+}
+
+}  // namespace
+}  // namespace storebench::driver

@@ -1,0 +1,87 @@
+#include "storebench/report/platform_text.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "storebench/report/result.h"
+
+namespace storebench::report {
+namespace {
+
+driver::RunResult RunWithSlowShare(double slow_share) {
+  driver::RunResult r;
+  r.total = std::make_unique<measure::Sample>(r.layout);
+  r.elapsed_s = 10;
+  const uint64_t span = 20'000'000'000;  // 10 s on 2 CPUs
+  r.metrics.Counter({"platform", "meter", "cpu_ns"}, 20'000'000, measure::Unit::kNanoseconds);
+  r.metrics.Gauge({"platform", "meter", "cpus"}, 2, measure::Unit::kCount, measure::MergeRule::kSum);
+  r.metrics.Counter({"platform", "speed", "span_ns"}, span, measure::Unit::kNanoseconds);
+  r.metrics.Counter({"platform", "speed", "work_ns"}, span * 9 / 10, measure::Unit::kNanoseconds);
+  r.metrics.Counter({"platform", "speed", "slow_ns"}, static_cast<uint64_t>(slow_share * span),
+                    measure::Unit::kNanoseconds);
+  r.metrics.Counter({"platform", "speed", "stopped_ns"}, 400'000'000, measure::Unit::kNanoseconds);
+  r.metrics.Gauge({"platform", "speed", "min"}, 0.62, measure::Unit::kRatio, measure::MergeRule::kMin);
+  return r;
+}
+
+// More than 5% of the time below 0.8: the summary's first line after its
+// title says so, and the speed line gives the figures; at 5% or less, neither flag.
+TEST(PlatformText, AnUnsteadyRunSaysSoFirst) {
+  const driver::RunResult unsteady = RunWithSlowShare(0.08);
+  const std::string s = HumanSummary(unsteady, "t");
+  const size_t first_line = s.find('\n') + 1;
+  EXPECT_EQ(s.compare(first_line, 22, "  UNSTEADY PLATFORM: t"), 0) << s;
+  EXPECT_NE(s.find("8.0% of the measured time"), std::string::npos) << s;
+  EXPECT_NE(s.find("  speed     platform speed mean 0.90, slowest unit 0.62"), std::string::npos) << s;
+  EXPECT_NE(s.find("stopped 200 ms"), std::string::npos) << s;  // 400 ms over 2 CPUs
+  EXPECT_NE(s.find("meter cost 0.20% of a CPU"), std::string::npos) << s;
+  EXPECT_TRUE(RunPlatformOf(unsteady).unsteady());
+  const driver::RunResult steady = RunWithSlowShare(0.05);
+  EXPECT_FALSE(RunPlatformOf(steady).unsteady());
+  EXPECT_EQ(HumanSummary(steady, "t").find("UNSTEADY"), std::string::npos);
+}
+
+// A source the kernel lacks is said to be unknown, in the summary, and null in an interval's JSON.
+TEST(PlatformText, MissingKernelSourcesAreUnknownNotZero) {
+  const driver::RunResult r = RunWithSlowShare(0);
+  const std::string line = SpeedLine(r);
+  EXPECT_NE(line.find("cgroup throttling unknown"), std::string::npos) << line;
+  EXPECT_NE(line.find("PSI unknown"), std::string::npos) << line;
+  driver::PlatformFigures f;
+  const nlohmann::json j = PlatformIntervalJson(f);
+  EXPECT_TRUE(j.at("cgroup").is_null());
+  EXPECT_TRUE(j.at("psi").at("cpu").is_null());
+  EXPECT_TRUE(j.at("speed").is_null());
+  f.kernel.cpu = driver::Pressure{5, 0};
+  EXPECT_EQ(PlatformIntervalJson(f).at("psi").at("cpu").at("some_ns"), 5u);
+  // The CSV's columns match its header's.
+  driver::IntervalStats st;
+  const std::string header = PlatformCsvHeader(), values = PlatformCsvValues(st);
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(values.begin(), values.end(), ','));
+}
+
+// Phase 2 at 900 ops/s of a 1,000 ops/s capacity: 0.90 at full speed, 1.125
+// in an interval where the platform ran at 0.8.
+TEST(PlatformText, TheEffectiveLoadFollowsThePlatformsSpeed) {
+  driver::RunResult r = RunWithSlowShare(0);
+  r.capacity_ops_per_sec = 1000;
+  for (double speed : {1.0, 0.8, 1.0}) {
+    driver::IntervalStats st;
+    st.t_s = static_cast<double>(r.intervals.size() + 1);
+    st.offered_ops_per_sec = 900;
+    st.platform.ticks = 1;
+    st.platform.span_ns = 1000;
+    st.platform.work_ns = static_cast<uint64_t>(1000 * speed);
+    r.intervals.push_back(st);
+  }
+  EXPECT_DOUBLE_EQ(EffectiveLoad(r, r.intervals[0]), 0.9);
+  EXPECT_DOUBLE_EQ(EffectiveLoad(r, r.intervals[1]), 0.9 / 0.8);
+  EXPECT_EQ(EffectiveLoadLine(r), "  load      effective load median 0.90, highest 1.12 at 2 s (offered ÷ (phase 1's "
+                                  "capacity 1000 ops/s × the platform's speed in the interval))\n");
+  r.capacity_ops_per_sec = 0;  // not phase 2
+  EXPECT_EQ(EffectiveLoadLine(r), "");
+}
+
+}  // namespace
+}  // namespace storebench::report
