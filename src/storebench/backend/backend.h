@@ -164,6 +164,11 @@ class Backend {
   virtual std::vector<std::string> DataPaths() const { return {}; }
   // The data set's directory (for the environment's filesystem facts); empty = none.
   virtual std::string DataDir() const { return ""; }
+  // Whether a run writes into DataDir() (the workload's updates, or the
+  // engine's own files as it opens): the job layer then proves the directory
+  // writable before the run (a read-only mount is refused, not counted as
+  // failed ops).
+  virtual bool WritesDataDir() const { return false; }
   // Op kinds and outcomes recorded by this backend's workers.
   virtual measure::RecorderLayout Layout() const { return {}; }
   // Makes the worker for one thread; called on that thread.

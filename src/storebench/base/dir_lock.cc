@@ -8,10 +8,22 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "storebench/base/atomic_file.h"
+
 namespace storebench {
 
 StatusOr<DirLock> DirLock::Acquire(const std::string& dir, std::string_view flag) {
-  const std::string path = dir + "/" + kDirLockName;
+  return Lock(dir + "/" + kDirLockName, flag, dir);
+}
+
+StatusOr<DirLock> DirLock::AcquireForFile(const std::string& file, std::string_view flag) {
+  const std::string resolved = ResolveOutputLink(file);
+  const size_t slash = resolved.rfind('/');
+  const std::string name = slash == std::string::npos ? resolved : resolved.substr(slash + 1);
+  return Lock(DirectoryOf(resolved) + "/." + name + ".storebench.lock", flag, file);
+}
+
+StatusOr<DirLock> DirLock::Lock(const std::string& path, std::string_view flag, const std::string& what) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   // Where no lock file can be made nothing else can be written either: the
   // writer's own error names the cause better than the lock's would.
@@ -24,7 +36,7 @@ StatusOr<DirLock> DirLock::Acquire(const std::string& dir, std::string_view flag
     if (err == EWOULDBLOCK)
       return Status::IOError(fmt::format("{} {}: another storebench process is writing there (it holds {}); wait for "
                                          "it to finish or choose another directory",
-                                         flag, dir, path));
+                                         flag, what, path));
     return ErrnoStatus("flock", path, err);
   }
   return DirLock(fd);

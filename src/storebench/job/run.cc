@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "storebench/base/output_path.h"
 #include "storebench/driver/threads.h"
 #include "storebench/job/environment.h"
 
@@ -65,6 +66,7 @@ double CapacityOf(const driver::RunResult& r, uint64_t interval_ns) {
 StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   backend::Backend& b = *plan.backend;
   Status opened = CheckDataDir(b);
+  if (opened.ok() && b.WritesDataDir()) opened = CheckOutputDirectory(b.DataDir(), "--data");
   if (opened.ok()) opened = b.Open();
   if (hooks.before_run) {
     // Called on failure too, so the processes of a scale-out run learn of it together.
@@ -144,6 +146,9 @@ StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::Prepa
   auto b = info->create(job.backend_options, common);
   if (!b.ok()) return b.status();
   STOREBENCH_RETURN_IF_ERROR(CheckDataDir(**b));
+  // Prepare writes the data set: a directory it cannot write (read-only, a
+  // pseudo file system, a full disk) is refused before anything is made.
+  if (!(*b)->DataDir().empty()) STOREBENCH_RETURN_IF_ERROR(CheckOutputDirectory((*b)->DataDir(), "--data"));
   backend::PrepareReport report;
   report.progress = progress;
   STOREBENCH_RETURN_IF_ERROR((*b)->Prepare(&report));

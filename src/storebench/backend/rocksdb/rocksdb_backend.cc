@@ -43,6 +43,7 @@ class RocksdbBackend final : public Backend {
 
   std::vector<std::string> DataPaths() const override { return data_paths_; }
   std::string DataDir() const override { return state_.config.data; }
+  bool WritesDataDir() const override { return true; }  // DB::Open writes LOCK, LOG and the MANIFEST
 
   Status Open() override {
     RocksdbConfig& c = state_.config;

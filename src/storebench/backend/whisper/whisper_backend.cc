@@ -32,6 +32,7 @@ class WhisperBackend final : public Backend {
 
   std::vector<std::string> DataPaths() const override { return shared_.dataset.paths; }
   std::string DataDir() const override { return shared_.options.data; }
+  bool WritesDataDir() const override { return shared_.options.workload != Workload::kFetch; }
 
   Status Open() override {
     auto d = OpenDataset(shared_.options);
