@@ -164,8 +164,11 @@ class Backend {
   // Only the files the backend reads as data: never an engine's lock or
   // control files (io/page_cache.h says why). Called before and after a run.
   virtual std::vector<std::string> DataPaths() const { return {}; }
-  // True when a run, as configured, writes into the data set: the job layer
-  // then holds the data set's lock exclusively for the run (shared otherwise).
+  // True when a run, as configured, writes into the data set (the workload's
+  // updates, or the engine's own files as it opens): the job layer then holds
+  // the data set's lock exclusively for the run (shared otherwise) and proves
+  // the directory writable first (a read-only mount is refused before the
+  // run, not counted as failed ops).
   virtual bool WritesData() const { return false; }
   // The data set's directory (for the environment's filesystem facts); empty = none.
   virtual std::string DataDir() const { return ""; }

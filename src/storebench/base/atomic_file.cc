@@ -26,14 +26,17 @@ Status WriteAll(int fd, std::string_view text, const std::string& path) {
   return Status::Ok();
 }
 
-std::string DirOf(const std::string& path) {
+}  // namespace
+
+std::string DirectoryOf(const std::string& path) {
   auto slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// The path a write should land on: a symlink's target, else the path itself.
-std::string Resolve(const std::string& path) {
+std::string AtomicTempPath(const std::string& resolved) { return fmt::format("{}.tmp.{}", resolved, getpid()); }
+
+std::string ResolveOutputLink(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
   char buf[PATH_MAX];
@@ -42,13 +45,11 @@ std::string Resolve(const std::string& path) {
   ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
   if (n <= 0) return path;
   std::string target(buf, static_cast<size_t>(n));
-  return target[0] == '/' ? target : DirOf(path) + "/" + target;
+  return target[0] == '/' ? target : DirectoryOf(path) + "/" + target;
 }
 
-}  // namespace
-
 Status WriteFileAtomically(const std::string& given, std::string_view text) {
-  const std::string path = Resolve(given);
+  const std::string path = ResolveOutputLink(given);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(fmt::format("{}: is a directory", given));
@@ -58,7 +59,7 @@ Status WriteFileAtomically(const std::string& given, std::string_view text) {
     ::close(fd);
     return s;
   }
-  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+  const std::string tmp = AtomicTempPath(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("open", path, errno);
   Status s = WriteAll(fd, text, path);
@@ -69,33 +70,11 @@ Status WriteFileAtomically(const std::string& given, std::string_view text) {
     ::unlink(tmp.c_str());
     return s;
   }
-  int dir = ::open(DirOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dir = ::open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     ::fsync(dir);
     ::close(dir);
   }
-  return Status::Ok();
-}
-
-Status CheckOutputPath(const std::string& given, std::string_view flag) {
-  if (given.empty()) return Status::InvalidArgument(fmt::format("{}: give a file name, e.g. {} out.json", flag, flag));
-  const std::string path = Resolve(given);
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode))
-      return Status::InvalidArgument(fmt::format("{}: '{}' is a directory; give a file name", flag, given));
-    if (!S_ISREG(st.st_mode)) {
-      if (::access(path.c_str(), W_OK) != 0)
-        return Status::InvalidArgument(fmt::format("{}: cannot write '{}': {}", flag, given, std::strerror(errno)));
-      return Status::Ok();
-    }
-  }
-  const std::string dir = DirOf(path);
-  struct stat dst {};
-  if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
-    return Status::InvalidArgument(fmt::format("{}: cannot write '{}': directory '{}' does not exist", flag, given, dir));
-  if (::access(dir.c_str(), W_OK) != 0)
-    return Status::InvalidArgument(fmt::format("{}: cannot write '{}': {}", flag, given, std::strerror(errno)));
   return Status::Ok();
 }
 

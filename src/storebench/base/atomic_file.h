@@ -17,9 +17,13 @@ namespace storebench {
 
 Status WriteFileAtomically(const std::string& path, std::string_view text);
 
-// Checks, before any work, that `path` can be written by WriteFileAtomically:
-// not empty, not a directory, its directory exists and is writable.
-// InvalidArgument naming `flag`.
-Status CheckOutputPath(const std::string& path, std::string_view flag);
+// Where WriteFileAtomically writes through `path`: a symbolic link's target
+// (a dangling one's too), else `path` itself.
+std::string ResolveOutputLink(const std::string& path);
+// The temporary file WriteFileAtomically writes before renaming it over
+// `resolved` (ResolveOutputLink's answer): output_path.h proves it can be made.
+std::string AtomicTempPath(const std::string& resolved);
+// The directory part of a path ("." for a bare name).
+std::string DirectoryOf(const std::string& path);
 
 }  // namespace storebench

@@ -1,4 +1,5 @@
 #include "storebench/base/atomic_file.h"
+#include "storebench/base/output_path.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -71,6 +72,26 @@ TEST_F(AtomicFileTest, CheckOutputPathRefusesDirectoriesMissingDirsAndEmptyNames
   EXPECT_FALSE(CheckOutputPath("", "--json").ok());
   EXPECT_EQ(CheckOutputPath(dir_, "--json").message().rfind("--json: ", 0), 0u);
   EXPECT_TRUE(CheckOutputPath((dir_ / "x.json").string(), "--json").ok());
+}
+
+// What the end of a run would find out too late is found out first: a name
+// whose temporary twin (NAME.tmp.PID) is beyond NAME_MAX, a pseudo file
+// system; a device is written through wherever it lives. The probe leaves nothing.
+TEST_F(AtomicFileTest, CheckOutputPathProvesTheWriteBeforeAnyWork) {
+  const std::string fits = (dir_ / std::string(250, 'n')).string();  // fits NAME_MAX (255), its twin does not
+  Status s = CheckOutputPath(fits, "--json");
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.IsBadInput());
+  EXPECT_NE(s.message().find("bytes; the file system of"), std::string::npos) << s.message();
+  EXPECT_NE(CheckOutputPath("/proc/x.json", "--csv").message().find("is on proc, a pseudo file system"),
+            std::string::npos);
+  EXPECT_TRUE(CheckOutputPath("/dev/null", "--json").ok());
+  EXPECT_TRUE(CheckOutputDirectory((dir_ / "new" / "deeper").string(), "--out").ok());
+  EXPECT_FALSE(fs::exists(dir_ / "new")) << "a check makes nothing";
+  EXPECT_NE(CheckOutputDirectory("/sys/kernel/x", "--out").message().find("is on sysfs"), std::string::npos);
+  EXPECT_NE(CheckOutputDirectory((dir_ / std::string(300, 'd')).string(), "--data").message().find("bytes"),
+            std::string::npos);
+  EXPECT_TRUE(fs::is_empty(dir_)) << "the probes left a file";
 }
 
 }  // namespace

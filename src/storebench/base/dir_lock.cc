@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "storebench/base/atomic_file.h"
+
 namespace storebench {
 
 StatusOr<DirLock> DirLock::Acquire(const std::string& dir, std::string_view flag, Mode mode) {
@@ -28,6 +30,32 @@ StatusOr<DirLock> DirLock::Acquire(const std::string& dir, std::string_view flag
         "{} {}: another storebench process is writing there or reading it ({} holds the directory's lock); wait "
         "for it to finish or choose another directory",
         flag, dir, holder ? DescribeProcess(*holder) : std::string("its pid is not listed in /proc/locks")));
+  }
+  return DirLock(fd);
+}
+
+StatusOr<DirLock> DirLock::AcquireForFile(const std::string& file, std::string_view flag) {
+  const std::string resolved = ResolveOutputLink(file);
+  const size_t slash = resolved.rfind('/');
+  const std::string name = slash == std::string::npos ? resolved : resolved.substr(slash + 1);
+  return Lock(DirectoryOf(resolved) + "/." + name + ".storebench.lock", flag, file);
+}
+
+StatusOr<DirLock> DirLock::Lock(const std::string& path, std::string_view flag, const std::string& what) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Where no lock file can be made nothing else can be written either: the
+  // writer's own error names the cause better than the lock's would.
+  if (fd < 0 && (errno == EROFS || errno == EACCES || errno == ENOENT || errno == ENOTDIR)) return DirLock();
+  if (fd < 0) return ErrnoStatus("open", path, errno);
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+      return Status::InvalidArgument(fmt::format("{} {}: another storebench process is writing there (it holds {}); "
+                                                 "wait for it to finish or choose another path",
+                                                 flag, what, path));
+    return ErrnoStatus("flock", path, err);
   }
   return DirLock(fd);
 }

@@ -31,6 +31,11 @@ class DirLock {
   // (matrix's and search's --out). InvalidArgument naming `flag` when it
   // cannot be made.
   static StatusOr<DirLock> CreateAndAcquire(const std::string& dir, std::string_view flag);
+  // One writer per output file that several runs of a command could share
+  // (search's --json): the lock is DIR/.NAME.storebench.lock beside the file
+  // (a symbolic link followed), so the file itself can still be replaced
+  // atomically. InvalidArgument naming `flag` and the file when another process holds it.
+  static StatusOr<DirLock> AcquireForFile(const std::string& file, std::string_view flag);
 
   DirLock() = default;
   DirLock(DirLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
@@ -43,6 +48,8 @@ class DirLock {
 
  private:
   explicit DirLock(int fd) : fd_(fd) {}
+  // Locks `lock_path`; `flag` and `what` name the contested output in the message.
+  static StatusOr<DirLock> Lock(const std::string& lock_path, std::string_view flag, const std::string& what);
   int fd_ = -1;
 };
 

@@ -1,5 +1,7 @@
 #include "storebench/base/file_identity.h"
 
+#include "storebench/base/output_path.h"
+
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,7 +62,13 @@ void CommandFiles::Output(std::string_view flag, const std::string& path) {
   if (!path.empty()) outputs_.push_back({std::string(flag), path, IdentifyFile(path)});
 }
 
+void CommandFiles::OutputDirectory(std::string_view flag, const std::string& dir) {
+  if (!dir.empty()) output_directories_.emplace_back(std::string(flag), dir);
+}
+
 Status CommandFiles::Check() const {
+  for (const File& out : outputs_) STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(out.path, out.flag));
+  for (const auto& [flag, dir] : output_directories_) STOREBENCH_RETURN_IF_ERROR(CheckOutputDirectory(dir, flag));
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const File& out = outputs_[i];
     for (const File& in : inputs_)

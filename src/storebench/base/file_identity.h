@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "storebench/base/status.h"
@@ -40,9 +41,14 @@ class CommandFiles {
   // other output may be put directly in it.
   void InputDirectory(std::string_view flag, const std::string& dir);
   void Output(std::string_view flag, const std::string& path);
+  // A directory the command makes (if missing) and writes into (--out).
+  void OutputDirectory(std::string_view flag, const std::string& dir);
 
-  // InvalidArgument, one line naming both flags, when an output is the same
-  // file as an earlier output or as an input, or lies in an input directory.
+  // InvalidArgument, one line naming the flag: first, when an output cannot
+  // be written where it is asked for (output_path.h: every output and output
+  // directory proved writable); then, naming both flags, when an output is the
+  // same file as an earlier output or as an input, or lies in an input
+  // directory. Every command that writes calls it once, before any work.
   Status Check() const;
 
  private:
@@ -51,6 +57,7 @@ class CommandFiles {
     FileIdentity id;
   };
   std::vector<File> inputs_, directories_, outputs_;
+  std::vector<std::pair<std::string, std::string>> output_directories_;  // flag, path
 };
 
 }  // namespace storebench

@@ -368,11 +368,11 @@ struct Grid {
 StatusOr<Grid> PlanGrid(const MatrixFlags& f) {
   Grid g;
   STOREBENCH_RETURN_IF_ERROR(MatrixOptionTable().Apply(f.options, &g.options));
-  if (!f.html_path.empty()) STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(f.html_path, "--html"));
   CommandFiles files;
   AddOperandInputs("run", {f.out}, &files);  // the stored runs of a resumed matrix
   files.Output("--html", f.html_path);
   files.Output("--json", f.compare.json_path);
+  files.OutputDirectory("--out", f.out);
   STOREBENCH_RETURN_IF_ERROR(files.Check());
   STOREBENCH_RETURN_IF_ERROR(BuildCompareOptions(f.compare).status());
   auto axes = ParseAxes(f.vary);

@@ -73,7 +73,9 @@ TEST_F(Reliability2, AnOutputNeverReplacesAnInput) {
 
 TEST_F(Reliability2, AnOutputWhoseDirectoryWentAwayIsNamedAndTheOthersAreWritten) {
   // The --json directory is removed once the run has started (its first
-  // progress line is out): the --csv is still written, and the exit code is 1.
+  // progress line is out): the --csv is still written, the JSON goes to
+  // $TMPDIR instead and the line says so, and the exit code is 1.
+  ::setenv("TMPDIR", dir_.c_str(), 1);
   const fs::path gone = dir_ / "gone";
   fs::create_directories(gone);
   bool removed = false;
@@ -87,7 +89,10 @@ TEST_F(Reliability2, AnOutputWhoseDirectoryWentAwayIsNamedAndTheOthersAreWritten
       SIGTERM);
   ASSERT_TRUE(removed) << "the run ended before its first progress line: " << o.err;
   EXPECT_EQ(o.code, 1) << o.err;
+  ::unsetenv("TMPDIR");
   EXPECT_NE(o.err.find("storebench: --json not written: "), std::string::npos) << o.err;
+  const std::string rescued = (dir_ / ("storebench-rescued-")).string();
+  EXPECT_NE(o.err.find("its content is in " + rescued), std::string::npos) << o.err;
   EXPECT_TRUE(fs::exists(dir_ / "a.csv"));
 }
 

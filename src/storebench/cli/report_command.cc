@@ -67,6 +67,7 @@ StatusOr<HdrTexts> HdrTextsOf(const std::string& path, const std::string& latenc
   if (!report::IsRunDocument(*doc))
     return Status::InvalidArgument(
         fmt::format("{}: not a storebench run result (expected schema {}) nor an .hlog", path, report::kRunSchema));
+  STOREBENCH_RETURN_IF_ERROR(report::CheckRunDocument(*doc, path));
   auto hlog = report::RunHistogramLog(*doc);
   if (!hlog.ok()) return in_file(hlog.status());
   auto hgrm = report::RunPercentileDistribution(*doc, latency, unit_ratio);

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
@@ -70,13 +72,15 @@ Status WriteHlog(const std::string& path, const driver::RunResult& r) {
   return WriteFileAtomically(path, *log);
 }
 
-// --html: the report page of this one run, made from its result document
-// (the --json file when it was written, else a temporary copy beside the page).
-Status WriteHtmlReport(const job::Outputs& out, const nlohmann::json& doc, bool json_written) {
+// --html: the report page of this one run at `html_path`, made from its
+// result document (the --json file when it was written, else a temporary
+// copy beside the page).
+Status WriteHtmlReport(const job::Outputs& out, const std::string& html_path, const nlohmann::json& doc,
+                       bool json_written) {
   std::string source = json_written ? out.json_path : "";
   const bool temporary = source.empty();
   if (temporary) {
-    source = out.html_path + ".run." + std::to_string(getpid()) + ".json";
+    source = html_path + ".run." + std::to_string(getpid()) + ".json";
     STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(source, doc.dump() + "\n"));
   }
   report::HtmlReportOptions options;
@@ -86,45 +90,32 @@ Status WriteHtmlReport(const job::Outputs& out, const nlohmann::json& doc, bool 
   if (!model.ok()) return model.status();
   auto page = report::RenderHtmlReport(*model, options);
   if (!page.ok()) return page.status();
-  return WriteFileAtomically(out.html_path, *page);
-}
-
-// Every output path writable, and no output on the file of another or of the
-// --job file, however the paths are spelled: checked before the run.
-Status CheckOutputs(const job::Outputs& out, const std::string& job_file) {
-  const std::vector<std::pair<const char*, const std::string*>> files = {
-      {"--json", &out.json_path}, {"--csv", &out.csv_path}, {"--html", &out.html_path},
-      {"--hlog", &out.hlog_path}, {"--hgrm", &out.hgrm_path}};
-  CommandFiles identities;
-  identities.Input("--job", job_file);
-  for (const auto& [flag, path] : files) {
-    if (path->empty()) continue;
-    STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(*path, flag));
-    identities.Output(flag, *path);
-  }
-  return identities.Check();
+  return WriteFileAtomically(html_path, *page);
 }
 
 // The result document first, then the other files made from it. A file that
-// cannot be written (its directory went away during the run) does not keep
-// the others from being written: each failure is named, and the run failed (1).
+// cannot be written (its disk filled or its directory went away during the
+// run) does not keep the others from being written, and is written elsewhere
+// (WriteOrRescue) rather than lost; an existing file at its path is left as it was
+// (WriteFileAtomically). Each failure is named with where its content went,
+// and the run failed (1).
 Status WriteOutputs(const job::Outputs& out, const nlohmann::json& doc, const driver::RunResult& run) {
   std::string failed;
-  auto attempt = [&](const char* flag, const std::string& path, const std::function<Status()>& write) {
+  auto attempt = [&](const char* flag, const std::string& path, const std::function<Status(const std::string&)>& write) {
     if (path.empty()) return false;
-    Status s = write();
-    if (!s.ok()) failed += fmt::format("{}{} not written: {}", failed.empty() ? "" : "; ", flag, s.message());
+    Status s = WriteOrRescue(flag, path, write);
+    if (!s.ok()) failed += (failed.empty() ? "" : "; ") + s.message();
     return s.ok();
   };
   const bool json = attempt("--json", out.json_path,
-                            [&] { return WriteFileAtomically(out.json_path, doc.dump(1) + "\n"); });
-  attempt("--csv", out.csv_path, [&] { return WriteFileAtomically(out.csv_path, report::IntervalCsv(run)); });
-  attempt("--hlog", out.hlog_path, [&] { return WriteHlog(out.hlog_path, run); });
+                            [&](const std::string& p) { return WriteFileAtomically(p, doc.dump(1) + "\n"); });
+  attempt("--csv", out.csv_path, [&](const std::string& p) { return WriteFileAtomically(p, report::IntervalCsv(run)); });
+  attempt("--hlog", out.hlog_path, [&](const std::string& p) { return WriteHlog(p, run); });
   if (run.total)
-    attempt("--hgrm", out.hgrm_path, [&] {
-      return WriteFileAtomically(out.hgrm_path, report::PercentileDistribution(run.total->AllResponse(), 1e3));
+    attempt("--hgrm", out.hgrm_path, [&](const std::string& p) {
+      return WriteFileAtomically(p, report::PercentileDistribution(run.total->AllResponse(), 1e3));
     });
-  attempt("--html", out.html_path, [&] { return WriteHtmlReport(out, doc, json); });
+  attempt("--html", out.html_path, [&](const std::string& p) { return WriteHtmlReport(out, p, doc, json); });
   if (failed.empty()) return Status::Ok();
   return Status::IOError(failed + " (the run finished; its other outputs were written)");
 }
@@ -151,7 +142,50 @@ report::RunPhaseInfo PhaseInfo(const driver::RunConfig& c, std::string phase) {
   return info;
 }
 
+// Where an output goes when the place it was asked for cannot take it at the
+// end of a run (its disk filled, its directory went away): what was measured
+// — maybe a night's run — is kept rather than lost. The first of $TMPDIR,
+// /var/tmp, /tmp and $HOME that takes it, as storebench-rescued-PID-NAME.
+// Empty when none does (the summary on stdout is then all that is left).
+std::string Rescue(const std::string& path, const std::function<Status(const std::string&)>& write) {
+  const std::string name = fmt::format("storebench-rescued-{}-{}", getpid(), std::filesystem::path(path).filename().string());
+  std::vector<std::string> dirs;
+  if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp) dirs.push_back(tmp);
+  dirs.insert(dirs.end(), {"/var/tmp", "/tmp"});
+  if (const char* home = std::getenv("HOME"); home && *home) dirs.push_back(home);
+  for (const std::string& dir : dirs) {
+    const std::string target = (std::filesystem::path(dir) / name).string();
+    if (write(target).ok()) return target;
+  }
+  return "";
+}
+
+// Every output path proved writable (output_path.h), and no output on the file
+// of another or of the --job file, however the paths are spelled: checked
+// before the run.
+Status CheckOutputs(const job::Outputs& out, const std::string& job_file) {
+  const std::vector<std::pair<const char*, const std::string*>> files = {
+      {"--json", &out.json_path}, {"--csv", &out.csv_path}, {"--html", &out.html_path},
+      {"--hlog", &out.hlog_path}, {"--hgrm", &out.hgrm_path}};
+  CommandFiles identities;
+  identities.Input("--job", job_file);
+  for (const auto& [flag, path] : files) {
+    identities.Output(flag, *path);
+  }
+  return identities.Check();
+}
+
 }  // namespace
+
+Status WriteOrRescue(std::string_view flag, const std::string& path,
+                     const std::function<Status(const std::string&)>& write) {
+  Status s = write(path);
+  if (s.ok()) return s;
+  const std::string rescued = Rescue(path, write);
+  return Status::IOError(fmt::format("{} not written: {}; {}", flag, s.message(),
+                                     rescued.empty() ? std::string("nowhere else could take it either")
+                                                     : "its content is in " + rescued));
+}
 
 void AddProgressFlag(CLI::App* app, job::ProgressMode* mode) {
   app->add_option_function<std::string>(

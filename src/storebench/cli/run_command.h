@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "storebench/base/status.h"
@@ -74,5 +76,14 @@ std::string ParseErrorText(const CLI::ParseError& error);
 
 // Prints "storebench: <message>" to stderr and returns the exit code for `status`.
 int ReportError(const Status& status);
+
+// Writes an output with `write(path)`; when that fails (a full disk, a
+// directory gone) writes it elsewhere rather than lose what was measured:
+// the first of $TMPDIR, /var/tmp, /tmp and $HOME that takes it, as
+// storebench-rescued-PID-NAME. Ok, or IOError "FLAG not written: WHY; its
+// content is in RESCUED" (or "…nowhere else could take it either"). An
+// existing file at `path` is left as it was (WriteFileAtomically).
+Status WriteOrRescue(std::string_view flag, const std::string& path,
+                     const std::function<Status(const std::string&)>& write);
 
 }  // namespace storebench::cli

@@ -285,7 +285,8 @@ void Print(const std::string& line) {
 // Writes the search document to --json and into --out.
 Status WriteOutputs(const report::SearchResult& r, const SearchFlags& f, const std::vector<std::string>& argv) {
   const std::string text = report::SearchJson(r, argv, f.run_args).dump(1) + "\n";
-  if (!f.json.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(f.json, text));
+  auto write = [&](const std::string& path) { return WriteFileAtomically(path, text); };
+  if (!f.json.empty()) STOREBENCH_RETURN_IF_ERROR(WriteOrRescue("--json", f.json, write));
   if (!f.out.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically((fs::path(f.out) / "search.json").string(), text));
   return Status::Ok();
 }
@@ -309,7 +310,6 @@ StatusOr<SearchJob> CheckRunArgs(const SearchFlags& f) {
         "--out and its own --json (`storebench report` makes the others from a step)");
   auto load = job::CheckSearchJob(*job);
   if (!load.ok()) return load.status();
-  if (!f.json.empty()) STOREBENCH_RETURN_IF_ERROR(CheckOutputPath(f.json, "--json"));
   // The steps in --out are the search's own: read to resume, written as they run.
   CommandFiles files;
   files.InputDirectory("--out", f.out);
@@ -319,8 +319,16 @@ StatusOr<SearchJob> CheckRunArgs(const SearchFlags& f) {
     if (a.rfind("--job=", 0) == 0) files.Input("--job", a.substr(6));
   }
   files.Output("--json", f.json);
+  files.OutputDirectory("--out", f.out);
   STOREBENCH_RETURN_IF_ERROR(files.Check());
   return SearchJob{std::move(*job), std::move(*load)};
+}
+
+// One search per --json at a time: two would each replace the other's
+// document, and the one written last would pass for both.
+StatusOr<DirLock> LockJson(const SearchFlags& f) {
+  if (f.json.empty()) return DirLock();
+  return DirLock::AcquireForFile(f.json, "--json");
 }
 
 // One search per directory at a time: two would overwrite each other's steps.
@@ -421,6 +429,8 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
   if (!settings.ok()) return ReportError(settings.status());
   auto job = CheckRunArgs(f);
   if (!job.ok()) return ReportError(job.status());
+  auto json_lock = LockJson(f);
+  if (!json_lock.ok()) return ReportError(json_lock.status());
   auto lock = OpenOutDir(f, *settings);
   if (!lock.ok()) return ReportError(lock.status());
 

@@ -7,6 +7,7 @@
 #include "storebench/base/json_file.h"
 #include "storebench/driver/schedule.h"
 #include "storebench/driver/threads.h"
+#include "storebench/job/result_document.h"
 
 namespace storebench::job {
 namespace {
@@ -176,7 +177,11 @@ nlohmann::json Job::ToJson() const {
 
 StatusOr<Job> Job::FromJson(const nlohmann::json& doc, const std::string& source) {
   const nlohmann::json* config = &doc;
-  if (doc.is_object() && doc.contains("schema") && doc.contains("config")) config = &doc["config"];
+  if (doc.is_object() && doc.contains("schema")) {
+    // A stored result: accepted exactly when report and compare accept it.
+    if (Status s = CheckRunDocument(doc, source); !s.ok()) return Status::InvalidArgument("--job " + s.message());
+    config = &doc["config"];
+  }
   if (!config->is_object())
     return Status::InvalidArgument(fmt::format("--job {}: expected a job (JSON object) or a run result", source));
   Job job;

@@ -26,6 +26,29 @@ Status MergeEncoded(std::string* into, const std::string& other) {
   return Status::Ok();
 }
 
+// Per op kind, index by index; a kind one side lacks takes the other's.
+Status MergeEncodedList(std::vector<std::string>* into, const std::vector<std::string>& other) {
+  if (into->size() < other.size()) into->resize(other.size());
+  for (size_t k = 0; k < other.size(); ++k) {
+    if (other[k].empty()) continue;
+    if ((*into)[k].empty()) {
+      (*into)[k] = other[k];
+      continue;
+    }
+    STOREBENCH_RETURN_IF_ERROR(MergeEncoded(&(*into)[k], other[k]));
+  }
+  return Status::Ok();
+}
+
+// Every encoded histogram of `list` decodes: a corrupt one is refused when read, not when merged.
+StatusOr<std::vector<std::string>> DecodeHistogramList(const nlohmann::json& i, const char* key) {
+  std::vector<std::string> out = i.value(key, std::vector<std::string>{});
+  for (const std::string& text : out)
+    if (auto h = Histogram::Decode(text); !h.ok())
+      return Status::Corruption(fmt::format("result: interval {}: {}", key, h.status().message()));
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json EncodeMetrics(const MetricSet& set) {
@@ -150,6 +173,14 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
                          {"offered_ops_per_sec", st.offered_ops_per_sec},
                          {"response", st.response_histogram},
                          {"service", st.service_histogram},
+                         // Per kind, so a merged result's .hlog holds every process's ops (issue 51 S2).
+                         {"kind_response", st.kind_response_histograms},
+                         {"kind_service", st.kind_service_histograms},
+                         {"max_backlog", st.max_backlog},
+                         {"max_lag_ns", st.max_lag_ns},
+                         {"runqueue_wait_ns", st.runqueue_wait_ns},
+                         {"hiccup_p99_ns", st.hiccup_p99_ns},
+                         {"hiccup_max_ns", st.hiccup_max_ns},
                          {"cpu", EncodeCpuHeld(st.cpu)},
                          {"platform", EncodePlatform(st.platform)},
                          {"backend", EncodeMetrics(st.backend)}});
@@ -224,6 +255,17 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
       if (!serv.ok()) return serv.status();
       st.response = driver::PercentilesOf(*resp);
       st.service = driver::PercentilesOf(*serv);
+      auto kind_response = DecodeHistogramList(i, "kind_response");
+      auto kind_service = DecodeHistogramList(i, "kind_service");
+      if (!kind_response.ok()) return kind_response.status();
+      if (!kind_service.ok()) return kind_service.status();
+      st.kind_response_histograms = std::move(*kind_response);
+      st.kind_service_histograms = std::move(*kind_service);
+      st.max_backlog = i.value("max_backlog", 0.0);
+      st.max_lag_ns = i.value("max_lag_ns", uint64_t{0});
+      st.runqueue_wait_ns = i.value("runqueue_wait_ns", uint64_t{0});
+      st.hiccup_p99_ns = i.value("hiccup_p99_ns", uint64_t{0});
+      st.hiccup_max_ns = i.value("hiccup_max_ns", uint64_t{0});
       st.ops_per_sec = st.length_s > 0 ? static_cast<double>(st.ops) / st.length_s : 0;
       auto backend = DecodeMetrics(i.at("backend"));
       if (!backend.ok()) return backend.status();
@@ -276,12 +318,21 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
     a.backlog += b.backlog;
     a.offered_ops_per_sec += b.offered_ops_per_sec;
     a.lag_ns = std::max(a.lag_ns, b.lag_ns);
+    // Each process's largest backlog may fall at another moment: their sum
+    // bounds the whole's from above. Lag and hiccups are the worst process's.
+    a.max_backlog += b.max_backlog;
+    a.max_lag_ns = std::max(a.max_lag_ns, b.max_lag_ns);
+    a.runqueue_wait_ns += b.runqueue_wait_ns;
+    a.hiccup_p99_ns = std::max(a.hiccup_p99_ns, b.hiccup_p99_ns);
+    a.hiccup_max_ns = std::max(a.hiccup_max_ns, b.hiccup_max_ns);
     a.cpu.Add(b.cpu);
     a.platform.AddProcess(b.platform);
     if (a.group_ops.size() < b.group_ops.size()) a.group_ops.resize(b.group_ops.size());
     for (size_t g = 0; g < b.group_ops.size(); ++g) a.group_ops[g] += b.group_ops[g];
     STOREBENCH_RETURN_IF_ERROR(MergeEncoded(&a.response_histogram, b.response_histogram));
     STOREBENCH_RETURN_IF_ERROR(MergeEncoded(&a.service_histogram, b.service_histogram));
+    STOREBENCH_RETURN_IF_ERROR(MergeEncodedList(&a.kind_response_histograms, b.kind_response_histograms));
+    STOREBENCH_RETURN_IF_ERROR(MergeEncodedList(&a.kind_service_histograms, b.kind_service_histograms));
     a.response = driver::PercentilesOf(*Histogram::Decode(a.response_histogram));
     a.service = driver::PercentilesOf(*Histogram::Decode(a.service_histogram));
     a.ops_per_sec = a.length_s > 0 ? static_cast<double>(a.ops) / a.length_s : 0;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "storebench/base/output_path.h"
 #include "storebench/driver/threads.h"
 #include "storebench/job/data_dir.h"
 #include "storebench/job/environment.h"
@@ -72,6 +73,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   // Held until the run returns: no other storebench writes the set meanwhile.
   StatusOr<DirLock> data_lock = opened.ok() ? LockDataSetForRun(b) : StatusOr<DirLock>(DirLock());
   if (opened.ok() && !data_lock.ok()) opened = data_lock.status();
+  if (opened.ok() && b.WritesData()) opened = CheckOutputDirectory(b.DataDir(), "--data");
   if (opened.ok()) opened = b.Open();
   if (hooks.before_run) {
     // Called on failure too, so the processes of a scale-out run learn of it together.
@@ -156,6 +158,14 @@ StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::Prepa
     auto taken = PrepareClaim::Take((*b)->DataDir());
     if (!taken.ok()) return taken.status();
     claim = std::move(*taken);
+  }
+  // Prepare writes the data set: a directory it cannot write (read-only, a
+  // pseudo file system, a full disk) is refused before anything is made.
+  if (claim) {
+    if (Status writable = CheckOutputDirectory((*b)->DataDir(), "--data"); !writable.ok()) {
+      claim->Undo();
+      return writable;
+    }
   }
   backend::PrepareReport report;
   report.progress = progress;

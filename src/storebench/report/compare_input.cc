@@ -202,8 +202,7 @@ StatusOr<RunRecord> LoadRun(const std::string& path) {
   auto parsed = ReadJsonFile(path);
   if (!parsed.ok()) return parsed.status();
   const nlohmann::json& doc = *parsed;
-  if (!IsRunDocument(doc))
-    return Status::Corruption(fmt::format("{}: not a storebench run result (expected schema {})", path, kRunSchema));
+  STOREBENCH_RETURN_IF_ERROR(CheckRunDocument(doc, path));  // the verdict run --job gives too
   RunRecord r;
   r.path = path;
   try {

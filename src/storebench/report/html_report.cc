@@ -403,8 +403,7 @@ StatusOr<json> RunView(const std::string& path) {
   auto parsed = ReadJsonFile(path);
   if (!parsed.ok()) return parsed.status();
   const json& doc = *parsed;
-  if (!IsRunDocument(doc))
-    return Status::Corruption(fmt::format("{}: not a storebench run result (expected schema {})", path, kRunSchema));
+  STOREBENCH_RETURN_IF_ERROR(CheckRunDocument(doc, path));  // the verdict compare and run --job give too
   auto fail = [&](const Status& s) { return Status::Corruption(fmt::format("{}: {}", path, s.message())); };
   json v = {{"name", fs::path(path).stem().string()}, {"path", path}, {"kind", "run"}};
   double warmup_s = 0;

@@ -455,12 +455,6 @@ std::string HumanSummary(const driver::RunResult& r, const std::string& title) {
   return s;
 }
 
-bool IsRunDocument(const nlohmann::json& doc) {
-  if (!doc.is_object()) return false;
-  const std::string schema = doc.value("schema", "");
-  return schema == kRunSchema || schema == kRunSchemaV1;
-}
-
 namespace {
 
 std::string Pct(double share) { return fmt::format("{:.0f}%", 100 * share); }

@@ -19,19 +19,17 @@
 
 #include "storebench/base/status.h"
 #include "storebench/driver/runner.h"
+#include "storebench/job/result_document.h"
 #include "storebench/job/run.h"
 
 namespace storebench::report {
 
-// run/2 (this version): backend figures are typed metrics; `file.groups` is an
-// object keyed by group index (an array in run/1); `config` is the job as
-// given (run/1 overwrote config.schedule with the schedule run, now
-// `schedule.effective`). `compare` and `report` read both.
-inline constexpr const char* kRunSchema = "storebench.run/2";
-inline constexpr const char* kRunSchemaV1 = "storebench.run/1";
-
-// Whether `doc` is a run result document this version reads (run/2 or run/1).
-bool IsRunDocument(const nlohmann::json& doc);
+// The run document's schemas and the one check of a stored result, shared
+// with `run --job` (job/result_document.h).
+using job::CheckRunDocument;
+using job::IsRunDocument;
+using job::kRunSchema;
+using job::kRunSchemaV1;
 
 nlohmann::json LatencyJson(const measure::Histogram& h);
 
