@@ -82,7 +82,7 @@ TEST_F(AtomicFileTest, CheckOutputPathProvesTheWriteBeforeAnyWork) {
   Status s = CheckOutputPath(fits, "--json");
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(s.IsBadInput());
-  EXPECT_NE(s.message().find("bytes; the file system of"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("; the file system of"), std::string::npos) << s.message();
   EXPECT_NE(CheckOutputPath("/proc/x.json", "--csv").message().find("is on proc, a pseudo file system"),
             std::string::npos);
   EXPECT_TRUE(CheckOutputPath("/dev/null", "--json").ok());

@@ -37,17 +37,15 @@ class Reliability3 : public storebench::testing::BinaryTest {
 // shared --out), whatever spelling it uses, and the document is untouched.
 TEST_F(Reliability3, TwoSearchesSharingOneJsonAreNotRunTogether) {
   const std::string search = "search --slo 'p99<=1s' --max-rate 2k --min-rate 1k --precision 40% --step-duration 50ms";
-  Outcome o = RunHere(search + " --json s.json -- --backend null --threads 1");
-  ASSERT_EQ(o.code, 0) << o.err;
-  const std::string stored = Slurp(dir_ / "s.json");
-  ASSERT_TRUE(fs::exists(dir_ / ".s.json.storebench.lock"));
-  // Held as a running search holds it.
-  const int fd = ::open((dir_ / ".s.json.storebench.lock").c_str(), O_RDWR);
+  const std::string stored = "{\"an earlier search\": true}\n";
+  std::ofstream(dir_ / "s.json") << stored;
+  // Held as a running search holds it (DirLock::AcquireForFile).
+  const int fd = ::open((dir_ / ".s.json.storebench.lock").c_str(), O_RDWR | O_CREAT, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(flock(fd, LOCK_EX), 0);
   fs::create_directories(dir_ / "sub");
   for (const std::string& spelling : {std::string("s.json"), std::string("sub/../s.json"), (dir_ / "s.json").string()}) {
-    o = RunHere(search + " --json " + spelling + " -- --backend null --threads 1");
+    Outcome o = RunHere(search + " --json " + spelling + " -- --backend null --threads 1");
     EXPECT_EQ(o.code, 2) << spelling << ": " << o.err;
     EXPECT_EQ(LineCount(o.err), 1u) << o.err;
     EXPECT_NE(o.err.find("--json " + spelling + ": another storebench process is writing there"), std::string::npos)

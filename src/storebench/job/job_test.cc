@@ -9,6 +9,7 @@
 #include "storebench/job/plan.h"
 #include "storebench/job/result_codec.h"
 #include "storebench/job/run.h"
+#include "storebench/measure/histogram.h"
 
 namespace storebench::job {
 namespace {
@@ -35,10 +36,19 @@ TEST(JobTest, ConfigRoundTripsThroughJson) {
   auto replanned = MakePlan(*back);
   ASSERT_TRUE(replanned.ok());
   EXPECT_EQ(replanned->job.ToJson(), config);
-  // A result document is read through its config.
+  // A result document is read through its config, when it is a result
+  // report and compare would read too (job/result_document.h): one verdict.
   nlohmann::json doc = {{"schema", "storebench.run/1"}, {"config", config}};
+  auto skeleton = Job::FromJson(doc, "result.json");
+  ASSERT_FALSE(skeleton.ok());
+  EXPECT_TRUE(skeleton.status().IsBadInput());
+  EXPECT_EQ(skeleton.status().message().rfind("--job result.json: ", 0), 0u) << skeleton.status().message();
+  const std::string empty = measure::Histogram().Encode();
+  doc["totals"] = {{"ops", 0}};
+  doc["throughput"] = {{"ops_per_sec", 0.0}};
+  doc["latency"] = {{"response", {{"histogram", empty}}}, {"service", {{"histogram", empty}}}};
   auto from_doc = Job::FromJson(doc, "result.json");
-  ASSERT_TRUE(from_doc.ok());
+  ASSERT_TRUE(from_doc.ok()) << from_doc.status().message();
   EXPECT_EQ(from_doc->options, back->options);
 }
 
