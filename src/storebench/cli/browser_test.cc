@@ -103,8 +103,10 @@ class Browser : public storebench::testing::BinaryTest {
 
 TEST_F(Browser, NullRunDrawsEveryChart) {
   fs::path html = Report(NullRun("null", "--duration 2s --interval 250ms --warmup 500ms"), "null-run");
-  // throughput, response, service, spectrum, backlog/lag.
-  ExpectDrawn(Open(html, "null-run", 2300), 5);
+  // throughput, response, service, platform speed, spectrum, backlog/lag.
+  Page p = Open(html, "null-run", 2600);
+  ExpectDrawn(p, 6);
+  EXPECT_NE(p.dom.find("Platform speed per interval"), std::string::npos);
 }
 
 TEST_F(Browser, TwoPhaseRunDrawsBothPhases) {

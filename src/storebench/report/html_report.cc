@@ -33,7 +33,8 @@ using nlohmann::json;
 // in an "other figures" chart of its own key.
 const std::set<std::string> kKnownIntervalKeys = {"t_s",     "length_s", "ops",     "errors",   "bytes",
                                                   "ops_per_sec", "backlog", "lag_ns", "response", "service",
-                                                  "group_ops", "offered_ops_per_sec", "ideal", "cpu", "causes"};
+                                                  "group_ops", "offered_ops_per_sec", "ideal", "cpu", "causes",
+                                                  "steady", "platform"};
 
 // Who held the CPU per interval (interval "cpu", driver/cpu_account.h) and the
 // p99's causes (interval "causes", report/causes.h), each in its own chart.
@@ -130,6 +131,7 @@ class Timeline {
     AddLatency(i);
     AddOffered(i, length);
     AddCpuAndCauses(i);
+    AddPlatform(i);
     backlog_.push_back(i.value("backlog", 0.0));
     lag_.push_back(i.value("lag_ns", 0.0));
     AddExtra(row, i);
@@ -146,6 +148,7 @@ class Timeline {
     (*v)["extra"] = extra_;
     (*v)["cpu_held"] = have_cpu_ ? cpu_held_ : json();
     (*v)["causes"] = have_causes_ ? causes_ : json();
+    (*v)["platform"] = have_speed_ ? platform_ : json();
   }
 
  private:
@@ -204,6 +207,18 @@ class Timeline {
       causes_[k].push_back(p99_causes.contains(k) && p99_causes[k].is_number() ? p99_causes[k] : json());
   }
 
+  // The platform meter's speed per interval (driver/platform_meter.h), drawn under the latency.
+  void AddPlatform(const json& i) {
+    const json p = i.value("platform", json::object());
+    for (const char* k : {"speed", "speed_min", "stopped_ns", "slow_share"}) {
+      json& col = platform_[k];
+      if (col.is_null()) col = json::array();
+      const bool known = p.is_object() && p.contains(k) && p[k].is_number();
+      col.push_back(known ? p[k] : json());
+      if (known && std::string(k) == "speed") have_speed_ = true;
+    }
+  }
+
   // Every numeric figure the page has no chart of its own for.
   void AddExtra(size_t row, const json& i) {
     for (auto it = i.begin(); it != i.end(); ++it) {
@@ -231,6 +246,8 @@ class Timeline {
   bool have_offered_ = false, have_ideal_ = false;
   json cpu_held_ = json::object(), causes_ = json::object();  // holder/cause -> column
   bool have_cpu_ = false, have_causes_ = false;
+  json platform_ = json::object();  // speed, speed_min, stopped_ns, slow_share -> column
+  bool have_speed_ = false;
   std::map<std::string, std::map<std::string, json>> extra_;  // key -> leaf -> column
 };
 

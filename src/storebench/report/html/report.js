@@ -187,6 +187,18 @@
                                                        ' time, log scale')}, {shade: shade});
     });
 
+    if (phase.platform) {
+      makeChart(chartBox(grid, nextId('platform-speed'), 'Platform speed per interval (1.0 = as fast as at start-up)',
+                         'The platform meter times a fixed unit of work every 10 ms on each of the workers\' CPUs: ' +
+                         'the mean speed per interval, and its slowest unit. Below 0.8 the platform, not the engine, ' +
+                         'slowed the run down (a throttled, paused or busy host).'),
+                [{label: 'mean speed', data: points(t, phase.platform.speed), borderColor: palette[0]},
+                 {label: 'slowest unit', data: points(t, phase.platform.speed_min), borderColor: palette[1],
+                  borderDash: [5, 4]}],
+                {x: timeAxis(warm), y: {title: {display: true, text: 'speed'}, min: 0, suggestedMax: 1.05}},
+                {shade: shade});
+    }
+
     spectrumChart(grid, phase.spectrum.map(function (c, i) {
       // Service drawn dashed: in a closed loop it is the response curve itself.
       return {label: c.label, points: c.points, color: palette[i % palette.length], dashed: c.label === 'service'};
