@@ -145,4 +145,9 @@ Status CheckOutputDirectory(const std::string& given, std::string_view flag) {
   return Probe(probe, existing, given, flag);
 }
 
+Status CheckDataDirectoryWritable(const std::string& dir, std::string_view flag) {
+  if (dir.empty()) return Status::Ok();
+  return CheckFileSystem(dir, dir, flag);
+}
+
 }  // namespace storebench

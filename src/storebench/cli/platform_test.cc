@@ -42,9 +42,8 @@ TEST_F(PlatformCli, EveryRunCarriesTheMeterAndTheKernelSources) {
 }
 
 // The process stopped for 300 ms one second into an open loop: the meter
-// sees the stop; the ops in flight and queued behind it are the platform's
-// tail (the ideal client replays their stretched service times, the
-// steady-platform one does not).
+// sees the stop, and the ops in flight and queued behind it are the
+// platform's tail, whatever else held the CPU meanwhile.
 TEST_F(PlatformCli, APauseOfTheWholeProcessIsThePlatformsTail) {
   const auto json = dir_ / "pause.json";
   Outcome o = RunDoing({"run", "--backend", "null", "--service-time", "spin:20us", "--threads", "1", "--schedule",
@@ -63,10 +62,13 @@ TEST_F(PlatformCli, APauseOfTheWholeProcessIsThePlatformsTail) {
   const auto& p = doc.at("platform");
   const double cpus = p.at("meter").at("cpus").get<double>();
   EXPECT_GE(p.at("speed").at("stopped_ns").get<double>() / cpus, 150e6) << p.dump();
+  // The max is an op queued behind the pause (or in flight through it): the
+  // platform's either way — by the steady client when its service time was
+  // stretched, by the CPU time the meter saw the platform take when it started late.
   const auto& max = doc.at("causes").at("max");
   EXPECT_EQ(max.at("largest"), "platform") << doc.at("causes").dump();
-  EXPECT_GT(max.at("platform_speed").get<double>(), 0.5) << max.dump();
-  EXPECT_LT(max.at("steady_ns").get<double>(), 0.5 * max.at("ideal_ns").get<double>()) << max.dump();
+  EXPECT_GT(max.at("platform").get<double>(), 0.5) << max.dump();
+  EXPECT_LE(max.at("steady_ns").get<double>(), max.at("ideal_ns").get<double>()) << max.dump();
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ TEST_F(Reliability2, AnOutputWhoseDirectoryWentAwayIsNamedAndTheOthersAreWritten
 }
 
 TEST_F(Reliability2, ASearchNeverOverwritesItsOwnSteps) {
-  const std::string search = "search --slo 'p99<=1s' --max-rate 2k --min-rate 1k --precision 40% --step-duration 50ms";
+  const std::string search = "search --slo 'p99<=1s' --max-rate 2k --min-rate 1k --precision 40% --step-duration 400ms";
   Outcome o = RunHere(search + " --out d -- --backend null --threads 1");
   ASSERT_EQ(o.code, 0) << o.err;
   std::string step;
@@ -128,7 +128,7 @@ TEST_F(Reliability2, ASearchTakesAPrintedJobOrAResultAsItsJob) {
   ASSERT_EQ(o.code, 0) << o.err;
   std::ofstream(dir_ / "job.json") << o.out;
   Run1000("r.json");
-  const std::string search = "search --slo 'p99<=1s' --max-rate 2k --min-rate 1k --precision 40% --step-duration 50ms";
+  const std::string search = "search --slo 'p99<=1s' --max-rate 2k --min-rate 1k --precision 40% --step-duration 400ms";
   for (const char* job : {"job.json", "r.json"}) {
     o = RunHere(search + " -- --job " + job);
     EXPECT_EQ(o.code, 0) << job << ": " << o.err;

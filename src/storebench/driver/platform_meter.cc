@@ -37,7 +37,7 @@ uint64_t ThreadCpuNs() {
 }  // namespace
 
 struct PlatformMeter::Ring {
-  static constexpr size_t kSize = 4096;  // 20 s of ticks at 5 ms
+  static constexpr size_t kSize = 4096;  // 82 s of ticks at 20 ms: the reporter drains every 20 ms
   std::vector<MeterTick, measure::ZeroedAllocator<MeterTick>> ticks = decltype(ticks)(kSize);
   alignas(64) std::atomic<uint64_t> head{0};
   std::atomic<uint64_t> dropped{0};

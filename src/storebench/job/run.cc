@@ -73,7 +73,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
   // Held until the run returns: no other storebench writes the set meanwhile.
   StatusOr<DirLock> data_lock = opened.ok() ? LockDataSetForRun(b) : StatusOr<DirLock>(DirLock());
   if (opened.ok() && !data_lock.ok()) opened = data_lock.status();
-  if (opened.ok() && b.WritesData()) opened = CheckOutputDirectory(b.DataDir(), "--data");
+  if (opened.ok() && b.WritesData()) opened = CheckDataDirectoryWritable(b.DataDir(), "--data");
   if (opened.ok()) opened = b.Open();
   if (hooks.before_run) {
     // Called on failure too, so the processes of a scale-out run learn of it together.
@@ -153,19 +153,15 @@ StatusOr<backend::PrepareReport> PrepareJob(const Job& job, const backend::Prepa
   auto b = info->create(job.backend_options, common);
   if (!b.ok()) return b.status();
   STOREBENCH_RETURN_IF_ERROR(CheckDataDir(**b));
+  // Prepare writes the data set: a directory it cannot write (read-only, a
+  // pseudo file system, a full disk, a name too long) is refused before
+  // anything is made; then the directory is claimed (job/data_dir.h).
   std::optional<PrepareClaim> claim;
   if (!(*b)->DataDir().empty()) {
+    STOREBENCH_RETURN_IF_ERROR(CheckOutputDirectory((*b)->DataDir(), "--data"));
     auto taken = PrepareClaim::Take((*b)->DataDir());
     if (!taken.ok()) return taken.status();
     claim = std::move(*taken);
-  }
-  // Prepare writes the data set: a directory it cannot write (read-only, a
-  // pseudo file system, a full disk) is refused before anything is made.
-  if (claim) {
-    if (Status writable = CheckOutputDirectory((*b)->DataDir(), "--data"); !writable.ok()) {
-      claim->Undo();
-      return writable;
-    }
   }
   backend::PrepareReport report;
   report.progress = progress;

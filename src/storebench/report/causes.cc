@@ -36,13 +36,13 @@ const char* CauseLabel(const char* cause) {
   return "the platform";
 }
 
-CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker_cpus) {
+CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker_cpus, double platform_lost_ns) {
   CauseWeights w;
   w.engine = static_cast<double>(cpu.engine_ns);
   // More workers than CPUs: each waits behind the others, which is the client's doing.
   const double beyond = workers > worker_cpus && workers > 0 ? (workers - worker_cpus) / workers : 0;
   w.client = static_cast<double>(cpu.client_ns) + beyond * static_cast<double>(cpu.workers_ns);
-  w.platform = static_cast<double>(cpu.others_ns) + static_cast<double>(cpu.steal_ns);
+  w.platform = static_cast<double>(cpu.others_ns) + static_cast<double>(cpu.steal_ns) + platform_lost_ns;
   return w;
 }
 
@@ -104,7 +104,9 @@ RunCauses CausesOf(const driver::RunResult& r) {
   RunCauses c;
   if (!r.ideal || !r.ideal_observed || !r.ideal->count()) return c;
   const driver::CpuHeld cpu = RunCpuHeld(r);
-  const CauseWeights w = WeightsOf(cpu, WorkersOf(r), WorkerCpusOf(r));
+  const double lost = r.metrics.Value({"platform", "speed", "span_ns"}).value_or(0) -
+                     r.metrics.Value({"platform", "speed", "work_ns"}).value_or(0);
+  const CauseWeights w = WeightsOf(cpu, WorkersOf(r), WorkerCpusOf(r), std::max(0.0, lost));
   const double f = CpuWaitShare(cpu);
   const bool steady = r.steady && r.steady->count();
   c.p99 = Attribute(r.ideal_observed->ValueAtPercentile(99), r.ideal->ValueAtPercentile(99), w, f,
@@ -119,7 +121,8 @@ RunCauses IntervalCauses(const driver::RunResult& r, const driver::IntervalStats
   // No op that arrived in the interval finished: its tail is not known yet
   // (an open loop far behind; those ops count in later intervals' queues).
   if (!st.has_ideal || st.arrival_observed.max == 0) return c;
-  const CauseWeights w = WeightsOf(st.cpu, WorkersOf(r), WorkerCpusOf(r));
+  const double lost = static_cast<double>(st.platform.span_ns) - static_cast<double>(st.platform.work_ns);
+  const CauseWeights w = WeightsOf(st.cpu, WorkersOf(r), WorkerCpusOf(r), std::max(0.0, lost));
   const double f = CpuWaitShare(st.cpu);
   const bool steady = st.steady.max > 0;
   c.p99 = Attribute(st.arrival_observed.p99, st.ideal.p99, w, f,

@@ -33,7 +33,8 @@
 // contention and late wake-ups added: it is split among the other three in
 // proportion to the CPU time each held on the workers' CPUs during the window
 // (driver/cpu_account.h), that is, to how much of what the workers queued
-// behind was theirs. With no competing CPU time at all, a late start is the
+// behind was theirs; the platform's includes the CPU time the platform meter
+// saw it take (a stopped or slowed CPU: span − work, platform_timeline.h). With no competing CPU time at all, a late start is the
 // platform's wake-up latency. The shares sum to 1. An estimate, stated as
 // one: the split does not see which CPU an engine or client thread ran on,
 // and f is the window's rate, not the tail op's own.
@@ -70,7 +71,10 @@ struct RunCauses {
 struct CauseWeights {
   double engine = 0, client = 0, platform = 0;
 };
-CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker_cpus);
+// `platform_lost_ns`: the CPU time the platform meter saw the platform take
+// from the workers' CPUs (span − work: stops and slow running, summed over
+// the metered CPUs); it adds to the platform's weight.
+CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker_cpus, double platform_lost_ns = 0);
 // f: the workers' run-queue wait while backlogged over their backlogged time (0 without a backlog).
 double CpuWaitShare(const driver::CpuHeld& cpu);
 TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait = 0,

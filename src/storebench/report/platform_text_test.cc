@@ -34,7 +34,7 @@ TEST(PlatformText, AnUnsteadyRunSaysSoFirst) {
   EXPECT_EQ(s.compare(first_line, 22, "  UNSTEADY PLATFORM: t"), 0) << s;
   EXPECT_NE(s.find("8.0% of the measured time"), std::string::npos) << s;
   EXPECT_NE(s.find("  speed     platform speed mean 0.90, slowest unit 0.62"), std::string::npos) << s;
-  EXPECT_NE(s.find("stopped 200 ms"), std::string::npos) << s;  // 400 ms over 2 CPUs
+  EXPECT_NE(s.find("stopped 200.00 ms"), std::string::npos) << s;  // 400 ms over 2 CPUs
   EXPECT_NE(s.find("meter cost 0.20% of a CPU"), std::string::npos) << s;
   EXPECT_TRUE(RunPlatformOf(unsteady).unsteady());
   const driver::RunResult steady = RunWithSlowShare(0.05);

@@ -189,7 +189,7 @@
 
     if (phase.platform) {
       makeChart(chartBox(grid, nextId('platform-speed'), 'Platform speed per interval (1.0 = as fast as at start-up)',
-                         'The platform meter times a fixed unit of work every 10 ms on each of the workers\' CPUs: ' +
+                         'The platform meter times a fixed unit of work every 20 ms on each of the workers\' CPUs: ' +
                          'the mean speed per interval, and its slowest unit. Below 0.8 the platform, not the engine, ' +
                          'slowed the run down (a throttled, paused or busy host).'),
                 [{label: 'mean speed', data: points(t, phase.platform.speed), borderColor: palette[0]},
