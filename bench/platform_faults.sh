@@ -93,7 +93,8 @@ case_quota2() {
 
 case_hog() {
   null_run hog
-  for ((c = 0; c < NCPU; c++)); do "$HOG" cpu "$c" 300 1000 $((SECONDS_RUN * 1000)) & done
+  local cpu
+  for ((cpu = 0; cpu < NCPU; cpu++)); do "$HOG" cpu "$cpu" 300 1000 $((SECONDS_RUN * 1000)) & done
   wait "$RUN_PID" || true
   pkill -f "platform_hog cpu" || true
 }
