@@ -146,7 +146,9 @@ Status CheckOutputDirectory(const std::string& given, std::string_view flag) {
 }
 
 Status CheckDataDirectoryWritable(const std::string& dir, std::string_view flag) {
-  if (dir.empty()) return Status::Ok();
+  struct stat st {};
+  // A missing data set is the backend's to name (with its remedy: prepare it).
+  if (dir.empty() || ::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Status::Ok();
   return CheckFileSystem(dir, dir, flag);
 }
 

@@ -29,8 +29,8 @@ namespace storebench {
 
 Status CheckOutputPath(const std::string& path, std::string_view flag);
 Status CheckOutputDirectory(const std::string& dir, std::string_view flag);
-// For a data set a run writes into (an existing directory): only that it is
-// on no pseudo file system and not mounted read-only. A full disk is not
+// For a data set a run writes into: only that it is on no pseudo file system
+// and not mounted read-only (a missing directory passes: the backend names it). A full disk is not
 // refused: updates in place need no room, and writes that fail are counted
 // as the run's failed ops (ENOSPC is an outcome, docs/reliability.md).
 Status CheckDataDirectoryWritable(const std::string& dir, std::string_view flag);

@@ -94,3 +94,20 @@ TEST_F(Reliability3, RunJobReportAndCompareGiveOneVerdictOnAResult) {
 
 }  // namespace
 }  // namespace storebench::cli
+
+namespace storebench::cli {
+namespace {
+
+// A text in the result that is not UTF-8 (here the title; in the field, a
+// file name or an error message from a damaged data set) is written with the
+// byte replaced, never lost to the JSON writer's exception.
+TEST_F(Reliability3, ATextThatIsNotUtf8StillWritesTheResult) {
+  Outcome o = RunHere("run --backend null --threads 1 --ops 100 --quiet --title \"$(printf 't\\206')\" --json r.json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(Slurp(dir_ / "r.json"), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["totals"]["ops"], 100);
+}
+
+}  // namespace
+}  // namespace storebench::cli

@@ -72,6 +72,14 @@ Status WriteHlog(const std::string& path, const driver::RunResult& r) {
   return WriteFileAtomically(path, *log);
 }
 
+// The result document as text. A message may carry bytes that are not
+// UTF-8 (a file name on Linux is any bytes, an errno text from a damaged
+// data set): they are replaced (U+FFFD) rather than let the writer throw
+// and lose the run's result.
+std::string ResultText(const nlohmann::json& doc) {
+  return doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 // --html: the report page of this one run at `html_path`, made from its
 // result document (the --json file when it was written, else a temporary
 // copy beside the page).
@@ -81,7 +89,7 @@ Status WriteHtmlReport(const job::Outputs& out, const std::string& html_path, co
   const bool temporary = source.empty();
   if (temporary) {
     source = html_path + ".run." + std::to_string(getpid()) + ".json";
-    STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(source, doc.dump() + "\n"));
+    STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(source, ResultText(doc)));
   }
   report::HtmlReportOptions options;
   options.title = out.title;
@@ -108,7 +116,7 @@ Status WriteOutputs(const job::Outputs& out, const nlohmann::json& doc, const dr
     return s.ok();
   };
   const bool json = attempt("--json", out.json_path,
-                            [&](const std::string& p) { return WriteFileAtomically(p, doc.dump(1) + "\n"); });
+                            [&](const std::string& p) { return WriteFileAtomically(p, ResultText(doc)); });
   attempt("--csv", out.csv_path, [&](const std::string& p) { return WriteFileAtomically(p, report::IntervalCsv(run)); });
   attempt("--hlog", out.hlog_path, [&](const std::string& p) { return WriteHlog(p, run); });
   if (run.total)

@@ -463,7 +463,7 @@ TEST_F(Rocksdb, PrepareOnAFullOrReadOnlyDisk) {
   EXPECT_NE(big.out.find("the data set needs about"), std::string::npos) << big.out;
   ASSERT_EQ(::mount(nullptr, mnt.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0);
   Shell ro = Storebench("prepare --backend rocksdb --data " + (mnt / "db3").string() + " --num 100");
-  EXPECT_EQ(ro.code, 1) << ro.out;
+  EXPECT_EQ(ro.code, 2) << ro.out;
   EXPECT_NE(ro.out.find("read-only file system"), std::string::npos) << ro.out;
   ::umount(mnt.c_str());
 }
