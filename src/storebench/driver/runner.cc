@@ -775,8 +775,6 @@ PlatformFigures RunResult::platform() const {
   return sum;
 }
 
-bool RunResult::unsteady_platform() const { return platform().slow_share() > kUnsteadyShare; }
-
 bool RunResult::sustained() const {
   if (!open_loop || !total) return true;
   const double ops = static_cast<double>(total->ops());

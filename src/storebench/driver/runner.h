@@ -119,8 +119,6 @@ struct RunResult {
   double offered_ops_per_sec() const { return elapsed_s > 0 ? offered_ops / elapsed_s : 0; }
   // The platform meter's figures over the measured window (its intervals' sum).
   PlatformFigures platform() const;
-  // More than kUnsteadyShare of the measured time ran below kSlowSpeed.
-  bool unsteady_platform() const;
   // Open loop: achieved >= 99% of offered and at most 1% of ops left due
   // (unstarted), each with a slack of one op per server (threads × depth).
   bool sustained() const;
