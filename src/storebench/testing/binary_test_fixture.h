@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -103,10 +104,34 @@ class BinaryTest : public ::testing::Test {
     const int status = during(pid);
     return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(out), Slurp(err)};
   }
-  // The same, signalled after `delay`.
+  // The same, signalled `delay` after the process watches `sig` (blocks it
+  // for its signal thread): before that, no program can catch it, and under a
+  // sanitizer on a busy machine loading alone can take longer than any delay.
   Outcome RunSignalled(const std::vector<std::string>& args, std::chrono::milliseconds delay, int sig) {
-    const auto at = std::chrono::steady_clock::now() + delay;
-    return RunSignalledWhen(args, [at] { return std::chrono::steady_clock::now() >= at; }, sig);
+    std::optional<std::chrono::steady_clock::time_point> at;
+    return RunDoing(args, [&](pid_t pid) {
+      int status = 0;
+      for (int i = 0; i < 12000; ++i) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return status;
+        if (!at && SignalBlocked(pid, sig)) at = std::chrono::steady_clock::now() + delay;
+        if (at && std::chrono::steady_clock::now() >= *at) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      kill(pid, sig);
+      waitpid(pid, &status, 0);
+      return status;
+    });
+  }
+  // Whether `pid`'s main thread blocks `sig` (the SigBlk mask of /proc/PID/status).
+  static bool SignalBlocked(pid_t pid, int sig) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("SigBlk:", 0) != 0) continue;
+      const unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+      return (mask >> (sig - 1)) & 1ull;
+    }
+    return false;
   }
 
   std::filesystem::path dir_;
