@@ -118,7 +118,7 @@ case_slow() { null_run slow --slow 3x:500ms/2s; wait "$RUN_PID" || true; }
 case_rocksdb() {
   local db=$OUT/db
   local cf="write_buffer_size=4194304;level0_file_num_compaction_trigger=4;level0_slowdown_writes_trigger=8;level0_stop_writes_trigger=12;max_bytes_for_level_base=16777216;target_file_size_base=4194304"
-  "$SB" prepare --backend rocksdb --data "$db" --num 300000 --quiet >/dev/null 2>&1 || true
+  "$SB" prepare --backend rocksdb --data "$db" --num 300000 >/dev/null 2>&1 || true
   "$SB" run --backend rocksdb --data "$db" --workload overwrite --threads 1 --duration "$DURATION" --warmup 1s \
     --two-phase 0.95 --cf-options "$cf" --db-options max_background_jobs=2 --interval 500ms --quiet \
     --json "$OUT/rocksdb.json" >"$OUT/rocksdb.txt" 2>&1 || true

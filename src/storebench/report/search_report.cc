@@ -68,6 +68,26 @@ nlohmann::json IntervalJson(const PercentileInterval& ci) {
   return j;
 }
 
+nlohmann::json SetAsideJson(const SearchStep& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const SetAsideRun& a : s.set_aside)
+    out.push_back({{"file", a.file}, {"slow_share", a.slow_share}, {"speed_min", a.speed_min}});
+  return out;
+}
+
+// ", 1 run repeated: its platform dipped (slow 12% of the time, speed min 0.41)", or "".
+std::string SetAsideNote(const SearchStep& s) {
+  if (s.set_aside.empty()) return "";
+  double slow = 0, speed = 1;
+  for (const SetAsideRun& a : s.set_aside) slow = std::max(slow, a.slow_share), speed = std::min(speed, a.speed_min);
+  std::string note = fmt::format(", {} run{} repeated: the platform dipped (below 0.8 of its speed for up to {:.0f}% "
+                                 "of the time, slowest unit {:.2f})",
+                                 s.set_aside.size(), s.set_aside.size() == 1 ? "" : "s", 100 * slow, speed);
+  if (s.unsteady_kept > 0)
+    note += fmt::format("; {} judged although every repeat dipped too", s.unsteady_kept);
+  return note;
+}
+
 nlohmann::json StepJson(const SearchStep& s, double capacity) {
   const StepVerdict& v = s.verdict;
   nlohmann::json slos = nlohmann::json::array();
@@ -82,6 +102,7 @@ nlohmann::json StepJson(const SearchStep& s, double capacity) {
           {"p999", IntervalJson(v.p999)},   {"max_backlog", v.max_backlog},       {"end_backlog", v.end_backlog},
           {"keeps_pace", v.keeps_pace},     {"slo", slos},                        {"pass", v.pass},
           {"files", s.files},               {"stored", s.stored},
+          {"set_aside", SetAsideJson(s)},   {"unsteady_kept", s.unsteady_kept},
           {"fraction_of_capacity", capacity > 0 && v.target > 0 ? nlohmann::json(v.target / capacity)
                                                                  : nlohmann::json(nullptr)}};
 }
@@ -205,7 +226,8 @@ std::string SaturationWarning(const SearchResult& r) {
 std::string ConfirmLine(const ConfirmRound& c, int runs) {
   return fmt::format("{} x {} runs together: {} — {}; 10% above, {}: {} — {}", Rate(c.rate), runs,
                      Bounds(c.confirm.verdict), c.pass() ? "holds" : "FAILS", Rate(c.above_rate),
-                     Bounds(c.above.verdict), c.above.verdict.pass ? "holds too" : "fails");
+                     Bounds(c.above.verdict), c.above.verdict.pass ? "holds too" : "fails") +
+         SetAsideNote(c.confirm) + SetAsideNote(c.above);
 }
 
 std::string StepLine(const SearchStep& s, double capacity) {
@@ -217,8 +239,8 @@ std::string StepLine(const SearchStep& s, double capacity) {
   for (const SloCheck& c : v.slos) {
     slos += ", " + FormatWithin(SloLabel(c), c.ci);
   }
-  return fmt::format("{}{}, backlog {} at the end{} — {}", head, slos, FormatCount(v.end_backlog),
-                     s.stored ? " (stored)" : "", v.pass ? "pass" : "fail");
+  return fmt::format("{}{}, backlog {} at the end{}{} — {}", head, slos, FormatCount(v.end_backlog),
+                     SetAsideNote(s), s.stored ? " (stored)" : "", v.pass ? "pass" : "fail");
 }
 
 std::string StepTable(const SearchResult& r) {
@@ -234,14 +256,20 @@ std::string StepTable(const SearchResult& r) {
                        FormatCount(v.max_backlog) + "/" + FormatCount(v.end_backlog), verdict);
   };
   if (r.capacity) out += row("closed loop", r.capacity->verdict, "(capacity)");
-  for (const SearchStep* s : rows) out += row(FormatCount(s->verdict.target), s->verdict, Verdict(s->verdict));
+  // A run repeated because its platform dipped is marked; the step line says by how much.
+  auto repeated = [](const SearchStep& s) {
+    return s.set_aside.empty() ? std::string() : fmt::format(" [{} repeated: platform dipped]", s.set_aside.size());
+  };
+  for (const SearchStep* s : rows)
+    out += row(FormatCount(s->verdict.target), s->verdict, Verdict(s->verdict) + repeated(*s));
   // Confirmation rounds, in the order run: each set of runs judged together.
   for (const ConfirmRound& c : r.confirmations) {
     const std::string runs = fmt::format(" x{}", r.confirm_runs);
     out += row(FormatCount(c.rate) + runs, c.confirm.verdict,
-               "confirm: " + (c.pass() ? std::string("holds") : "FAILS (" + FailReason(c.confirm.verdict) + ")"));
+               "confirm: " + (c.pass() ? std::string("holds") : "FAILS (" + FailReason(c.confirm.verdict) + ")") +
+                   repeated(c.confirm));
     out += row(FormatCount(c.above_rate) + runs, c.above.verdict,
-               "10% above: " + (c.above.verdict.pass ? std::string("holds too") : "fails"));
+               "10% above: " + (c.above.verdict.pass ? std::string("holds too") : "fails") + repeated(c.above));
   }
   return out;
 }

@@ -21,7 +21,9 @@
 // answer_fraction_of_capacity, near_saturation, warning, and steps[] in the
 // order run: target/achieved ops/s, fraction_of_capacity, p50/p99/p99.9 with
 // their intervals (ci_ns and upper_ns null, with unbounded_reason, when too
-// few ops bound them), backlog, keeps_pace, each SLO's check, pass, files, stored.
+// few ops bound them), backlog, keeps_pace, each SLO's check, pass, files, stored,
+// set_aside[] (file, slow_share, speed_min: runs repeated because the platform
+// dipped) and unsteady_kept (runs judged although every repeat dipped too).
 // Thread-safety: pure functions over values.
 #pragma once
 
@@ -37,10 +39,21 @@ namespace storebench::report {
 
 inline constexpr const char* kSearchSchema = "storebench.search/1";
 
+// A run a search set aside and ran again because its platform dipped
+// (`platform.unsteady`: below 0.8 of its calibrated speed for more than 5% of
+// the time): its verdict would be the neighbour's, not the engine's.
+struct SetAsideRun {
+  std::string file;     // relative to --out
+  double slow_share = 0;  // platform.speed.slow_share
+  double speed_min = 0;   // platform.speed.min
+};
+
 struct SearchStep {
   StepVerdict verdict;
   std::vector<std::string> files;  // its run documents, relative to --out
   bool stored = false;             // reused from an earlier search, not run again
+  std::vector<SetAsideRun> set_aside;  // runs repeated because the platform dipped, in the order run
+  int unsteady_kept = 0;  // runs judged although their platform dipped (every repeat dipped too)
 };
 
 // One round of confirmation: runs at `rate` interleaved with runs 10% above it.
