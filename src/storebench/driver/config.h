@@ -73,7 +73,7 @@ struct RunConfig {
   static constexpr uint64_t kHiccupAuto = UINT64_MAX;
   uint64_t hiccup_period_ns = 0;
   // The platform meter's period per CPU (platform_meter.h); 0 = off.
-  uint64_t meter_period_ns = 20'000'000;
+  uint64_t meter_period_ns = 40'000'000;
 
   int total_threads() const {
     int n = 0;

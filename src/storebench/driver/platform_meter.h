@@ -6,7 +6,7 @@
 // stays ~0 on many hosts), but all of it shows in how long a fixed piece of
 // work takes and in how late a sleeping thread wakes.
 //
-// Each period (default 20 ms) a meter thread wakes and runs two units: an
+// Each period (default 40 ms) a meter thread wakes and runs two units: an
 // integer unit (a dependent multiply/xorshift chain in registers), as the
 // faster of two repetitions so that one interrupt inside it does not read as
 // a slow platform, and a memory unit (16 dependent loads from lines flushed
@@ -64,7 +64,7 @@ struct MeterCalibration {
 
 class PlatformMeter {
  public:
-  static constexpr uint64_t kDefaultPeriodNs = 20'000'000;
+  static constexpr uint64_t kDefaultPeriodNs = 40'000'000;
 
   // One thread per CPU in `cpus` (empty: one unpinned thread). `wakeup_base_ns`:
   // the median wake-up latency measured at start-up (threads.h).

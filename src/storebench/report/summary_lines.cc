@@ -21,7 +21,7 @@ constexpr SummaryLine kLines[] = {
      R"md(below include its slowdowns, and a comparison with another run may compare platforms )md"
      R"md((`PlatformText.AnUnsteadyRunSaysSoFirst`).)md"},
     {kNamed, "speed", false, R"md(`speed`)md",
-     R"md(— the platform meter (a fixed unit of integer work timed every 20 ms on each of the workers' CPUs, )md"
+     R"md(— the platform meter (a fixed unit of integer work timed every 40 ms on each of the workers' CPUs, )md"
      R"md(at their priority): the platform's mean speed against its calibration at start-up (1.0), the )md"
      R"md(slowest unit, the slowest interval and when, the share of time below 0.8, the time the platform )md"
      R"md(stopped the meter (a pause, a quota), then what the kernel says: the cgroup's throttled time, )md"
