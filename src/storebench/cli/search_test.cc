@@ -282,16 +282,20 @@ namespace {
 
 // A run whose platform dipped is not judged: the search runs it again with
 // other keys and records the one it set aside. The dip is written into a
-// stored run (a real dip cannot be ordered up), and the resumed search finds it.
+// stored run (a real dip cannot be ordered up), and the resumed search finds
+// it. On a busy machine the first search may already have set runs aside:
+// the run it judged is the one made to dip.
 TEST_F(Search, ARunWhosePlatformDippedIsRunAgainAndRecorded) {
   const fs::path out = dir_ / "steps";
   const std::string cmd = "search --slo 'p99<=1s' --max-rate 4k --sweep 50% --step-duration 300ms --confirm 0 --out " +
                           out.string() + Json() + " -- --backend null --threads 1";
+  // 0, or 1 when the step fell behind on a loaded machine: its verdict is not what is checked here.
   Outcome first = Run(cmd);
-  ASSERT_EQ(first.code, 0) << first.out << first.err;
-  const nlohmann::json before = Doc();
-  ASSERT_EQ(before["steps"].size(), 1u);
-  const std::string file = before["steps"][0]["files"][0];
+  ASSERT_TRUE(first.code == 0 || first.code == 1) << first.out << first.err;
+  const nlohmann::json before = Doc()["steps"];
+  ASSERT_EQ(before.size(), 1u);
+  const std::string file = before[0]["files"][0];
+  const bool last_repeat = before[0]["set_aside"].size() == 2;  // the search repeats a run at most twice
   nlohmann::json run = nlohmann::json::parse(Slurp(out / file));
   run["platform"]["unsteady"] = true;
   run["platform"]["speed"]["slow_share"] = 0.3;
@@ -301,22 +305,27 @@ TEST_F(Search, ARunWhosePlatformDippedIsRunAgainAndRecorded) {
   }
 
   Outcome second = Run(cmd);
-  ASSERT_EQ(second.code, 0) << second.out << second.err;
+  ASSERT_TRUE(second.code == 0 || second.code == 1) << second.out << second.err;
   const nlohmann::json step = Doc()["steps"][0];
-  ASSERT_GE(step["set_aside"].size(), 1u) << step.dump();
-  EXPECT_EQ(step["set_aside"][0]["file"], file);
-  EXPECT_DOUBLE_EQ(step["set_aside"][0]["slow_share"].get<double>(), 0.3);
-  EXPECT_DOUBLE_EQ(step["set_aside"][0]["speed_min"].get<double>(), 0.4);
   ASSERT_EQ(step["files"].size(), 1u);
   const std::string judged = step["files"][0];
+  EXPECT_NE(second.out.find(" repeated: the platform dipped (below 0.8 of its speed for up to "), std::string::npos)
+      << second.out;
+  if (last_repeat) {  // no repeat left: judged, and counted as such
+    EXPECT_EQ(judged, file);
+    EXPECT_GE(step["unsteady_kept"].get<int>(), 1) << step.dump();
+    return;
+  }
+  const nlohmann::json* aside = nullptr;
+  for (const auto& a : step["set_aside"])
+    if (a["file"] == file) aside = &a;
+  ASSERT_NE(aside, nullptr) << step.dump();
+  EXPECT_DOUBLE_EQ((*aside)["slow_share"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ((*aside)["speed_min"].get<double>(), 0.4);
   EXPECT_NE(judged, file);
   EXPECT_NE(judged.find("-repeat"), std::string::npos) << judged;
   EXPECT_TRUE(fs::exists(out / judged));
   EXPECT_FALSE(step["stored"].get<bool>()) << "the repeat ran now";
-  EXPECT_NE(second.out.find("repeated: the platform dipped (below 0.8 of its speed for up to 30% of the time, "
-                            "slowest unit 0.40)"),
-            std::string::npos)
-      << second.out;
   // The repeat drew other keys: a run of its own, not the first one read again.
   EXPECT_NE(nlohmann::json::parse(Slurp(out / judged))["config"]["seed"], run["config"]["seed"]);
 }
