@@ -25,14 +25,10 @@ namespace fs = std::filesystem;
 using storebench::testing::LineCount;
 using storebench::testing::Outcome;
 using storebench::testing::Slurp;
-using storebench::testing::StorebenchBinary;
 
 class Reliability2 : public storebench::testing::BinaryTest {
  protected:
   // storebench ARGS run in the test's directory, so relative paths are relative to it.
-  Outcome RunHere(const std::string& args) {
-    return RunShell("cd " + dir_.string() + " && " + StorebenchBinary() + " " + args);
-  }
   void ExpectRefused(const Outcome& o, const std::string& args, const std::string& needle) {
     EXPECT_EQ(o.code, 2) << args << ": " << o.err;
     EXPECT_EQ(LineCount(o.err), 1u) << args << ": " << o.err;

@@ -23,14 +23,8 @@ namespace fs = std::filesystem;
 using storebench::testing::LineCount;
 using storebench::testing::Outcome;
 using storebench::testing::Slurp;
-using storebench::testing::StorebenchBinary;
 
-class Reliability3 : public storebench::testing::BinaryTest {
- protected:
-  Outcome RunHere(const std::string& args) {
-    return RunShell("cd " + dir_.string() + " && " + StorebenchBinary() + " " + args);
-  }
-};
+using Reliability3 = storebench::testing::BinaryTest;
 
 // Two searches writing one --json would each replace the other's document:
 // while one holds it, the second is refused with one line (exit 1, as for a

@@ -62,6 +62,12 @@ class BinaryTest : public ::testing::Test {
   // Runs `storebench ARGS` through the shell; stdout and stderr are captured.
   Outcome Run(const std::string& args) { return RunShell(StorebenchBinary() + " " + args); }
 
+  // Runs `storebench ARGS` through the shell with the test's directory as the
+  // working directory, so relative paths in ARGS land in it.
+  Outcome RunHere(const std::string& args) {
+    return RunShell("cd " + dir_.string() + " && " + StorebenchBinary() + " " + args);
+  }
+
   // Runs a shell command line (e.g. storebench under `timeout`); stdout and stderr are captured.
   Outcome RunShell(const std::string& command_line) {
     std::string cmd = command_line + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
