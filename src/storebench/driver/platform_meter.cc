@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <numeric>
 
 #include "storebench/driver/cpu_account.h"
@@ -23,6 +24,11 @@ constexpr uint32_t kCpuIterations = 256;
 // under whatever else loads the memory bus (a neighbour's bandwidth).
 constexpr uint32_t kWalkSteps = 16;
 constexpr uint32_t kWalkStride = (4096 + 64) / 4;  // in uint32_t: a page and a line apart
+// The contention unit: kLookups searches of a kTreeNodes-node tree (512 KiB
+// of 16-byte nodes) and kAluIterations of the ALU loop, ~0.4 us together here.
+constexpr uint32_t kTreeNodes = 32768;
+constexpr uint32_t kLookups = 20;
+constexpr uint32_t kAluIterations = 500;
 constexpr int kCalibrationReps = 64;
 // Lateness above the median wake-up latency by more than this reads the
 // meter's own run-queue wait and the cgroup's throttling (two /proc reads).
@@ -85,6 +91,78 @@ uint64_t RunCpuUnit(uint32_t iterations) {
   return t1 - t0;
 }
 
+// A balanced search tree over keys 0, 2, 4, … whose nodes sit at random
+// places in the array, so each step of a search is a dependent load from
+// another line and a branch the key decides.
+struct PlatformMeter::Tree {
+  struct Node {
+    uint32_t key, left, right, pad;
+  };
+  static constexpr uint32_t kNil = UINT32_MAX;
+  std::vector<Node> nodes = std::vector<Node>(kTreeNodes);
+  uint32_t root = kNil;
+  uint32_t keys[kLookups] = {};
+
+  Tree() {
+    std::vector<uint32_t> place(kTreeNodes);
+    std::iota(place.begin(), place.end(), 0u);
+    workload::Random rng(0x7ee);
+    for (uint32_t i = kTreeNodes - 1; i > 0; --i) std::swap(place[i], place[rng() % (i + 1)]);
+    root = Build(place, 0, kTreeNodes);
+    for (uint32_t& k : keys) k = static_cast<uint32_t>(rng() % (2 * kTreeNodes));
+  }
+  // The subtree of sorted ranks [lo, hi), placed by `place` (depth log2 kTreeNodes).
+  uint32_t Build(const std::vector<uint32_t>& place, uint32_t lo, uint32_t hi) {
+    if (lo >= hi) return kNil;
+    const uint32_t mid = lo + (hi - lo) / 2;
+    Node& n = nodes[place[mid]];
+    n.key = 2 * mid;
+    n.left = Build(place, lo, mid);
+    n.right = Build(place, mid + 1, hi);
+    return place[mid];
+  }
+  uint32_t Search() const {
+    uint32_t found = 0;
+    for (uint32_t key : keys) {
+      for (uint32_t at = root; at != kNil;) {
+        const Node& n = nodes[at];
+        if (key == n.key) {
+          ++found;
+          break;
+        }
+        at = key < n.key ? n.left : n.right;
+      }
+    }
+    return found;
+  }
+};
+
+uint64_t RunAluUnit(uint32_t iterations) {
+  const measure::Clock& clock = measure::Clock::Default();
+  uint64_t a = 1, b = 2, c = 3, d = 4;
+  const uint64_t t0 = OrderedNowNs(clock);
+  for (uint32_t i = 0; i < iterations; ++i) {
+    a = (a * 0xbf58476d1ce4e5b9ull) ^ (a >> 31);
+    b = (b * 0xbf58476d1ce4e5b9ull) ^ (b >> 29);
+    c = (c * 0x94d049bb133111ebull) ^ (c >> 27);
+    d = (d * 0x94d049bb133111ebull) ^ (d >> 30);
+  }
+  const uint64_t t1 = OrderedNowNs(clock);
+  asm volatile("" : : "r"(a ^ b ^ c ^ d));
+  return t1 - t0;
+}
+
+uint64_t PlatformMeter::RunContentionUnit() const {
+  const measure::Clock& clock = measure::Clock::Default();
+  uint32_t found = tree_->Search();  // warms the searched paths: what is timed is the core, not a cold cache
+  const uint64_t t0 = OrderedNowNs(clock);
+  found += tree_->Search();
+  const uint64_t lookups = std::max<uint64_t>(1, OrderedNowNs(clock) - t0);
+  asm volatile("" : : "r"(found));
+  const uint64_t alu = std::max<uint64_t>(1, RunAluUnit(kAluIterations));
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::sqrt(double(lookups) * double(alu)))));
+}
+
 uint64_t RunMemoryUnit(const uint32_t* ring, uint32_t steps, uint32_t start) {
   const measure::Clock& clock = measure::Clock::Default();
 #if defined(__x86_64__)
@@ -102,7 +180,7 @@ uint64_t RunMemoryUnit(const uint32_t* ring, uint32_t steps, uint32_t start) {
 }
 
 PlatformMeter::PlatformMeter(std::vector<int> cpus, uint64_t period_ns, uint64_t wakeup_base_ns)
-    : cpus_(std::move(cpus)), period_ns_(period_ns) {
+    : cpus_(std::move(cpus)), period_ns_(period_ns), tree_(std::make_unique<Tree>()) {
   cal_.wakeup_base_ns = wakeup_base_ns;
   const size_t n = cpus_.empty() ? 1 : cpus_.size();
   for (size_t i = 0; i < n; ++i) rings_.push_back(std::make_unique<Ring>());
@@ -120,15 +198,18 @@ PlatformMeter::PlatformMeter(std::vector<int> cpus, uint64_t period_ns, uint64_t
 PlatformMeter::~PlatformMeter() { Stop(); }
 
 void PlatformMeter::Start() {
-  std::vector<uint64_t> cpu(kCalibrationReps), mem(kCalibrationReps);
+  std::vector<uint64_t> cpu(kCalibrationReps), mem(kCalibrationReps), contention(kCalibrationReps);
   for (int i = 0; i < kCalibrationReps; ++i) {
     cpu[i] = RunCpuUnit(kCpuIterations);
     mem[i] = RunMemoryUnit(walk_.data(), kWalkSteps, 0);
+    contention[i] = RunContentionUnit();
   }
   std::sort(cpu.begin(), cpu.end());
   std::sort(mem.begin(), mem.end());
+  std::sort(contention.begin(), contention.end());
   cal_.cpu_unit_ns = std::max<uint64_t>(1, cpu[kCalibrationReps / 10]);
   cal_.mem_unit_ns = std::max<uint64_t>(1, mem[kCalibrationReps / 10]);
+  cal_.contention_unit_ns = std::max<uint64_t>(1, contention[kCalibrationReps / 10]);
   stop_.store(false);
   for (size_t i = 0; i < rings_.size(); ++i) threads_.emplace_back([this, i] { Loop(i); });
 }
@@ -174,6 +255,8 @@ void PlatformMeter::Loop(size_t i) {
     const uint64_t m = RunMemoryUnit(walk_.data(), kWalkSteps, 0);
     t.cpu_unit_ns = static_cast<uint32_t>(std::min<uint64_t>(c, UINT32_MAX));
     t.mem_unit_ns = static_cast<uint32_t>(std::min<uint64_t>(m, UINT32_MAX));
+    const uint64_t k = std::min(RunContentionUnit(), RunContentionUnit());
+    t.contention_unit_ns = static_cast<uint32_t>(std::min<uint64_t>(k, UINT32_MAX));
     ring.Push(t);
     // Paced from the wake-up: one long stop is one tick, as the hiccup meter counts it.
     intended = woke + period_ns_;

@@ -11,6 +11,12 @@
 // faster of two repetitions so that one interrupt inside it does not read as
 // a slow platform, and a memory unit (16 dependent loads from lines flushed
 // from the caches first: the memory's latency under the bus's load).
+// A third, the contention unit, is reported beside them and not used to
+// normalize: searches of a small tree (warmed first) and an ALU-bound loop,
+// timed apart and combined by their geometric mean. It slows down when
+// another tenant's thread shares the core, which the integer unit does not
+// see (docs/platform.md, "Which unit"); it also slows down with the engine's
+// own threads sharing the caches, which is why it is not the speed.
 // Calibration at start-up takes the 10th percentile of 64 repetitions as
 // nominal: speed 1.0 = as fast as the platform ran then, 0.5 = half as fast.
 //
@@ -51,14 +57,18 @@ struct MeterTick {
   uint64_t woke_ns = 0;     // Clock ns at which the meter woke
   uint64_t stopped_ns = 0;  // the stop that ended at woke_ns (definition above)
   uint32_t cpu_unit_ns = 0, mem_unit_ns = 0;  // the two units' measured times (faster repetition)
+  uint32_t contention_unit_ns = 0;             // the contention unit's (faster repetition)
 };
 
 // The two units. Exposed for calibration tests and bench/.
 uint64_t RunCpuUnit(uint32_t iterations);
 uint64_t RunMemoryUnit(const uint32_t* ring, uint32_t steps, uint32_t start);
+// The contention unit's ALU loop of four independent multiply chains, timed (ns).
+uint64_t RunAluUnit(uint32_t iterations);
 
 struct MeterCalibration {
   uint64_t cpu_unit_ns = 0, mem_unit_ns = 0;  // nominal times
+  uint64_t contention_unit_ns = 0;
   uint64_t wakeup_base_ns = 0;               // median wake-up latency subtracted from lateness
 };
 
@@ -92,13 +102,17 @@ class PlatformMeter {
 
  private:
   struct Ring;
+  struct Tree;
   void Loop(size_t i);
+  // The contention unit, timed (ns): the geometric mean of the tree searches' and the ALU loop's times.
+  uint64_t RunContentionUnit() const;
 
   std::vector<int> cpus_;
   const uint64_t period_ns_;
   MeterCalibration cal_;
   std::vector<std::unique_ptr<Ring>> rings_;
   std::vector<std::thread> threads_;
+  std::unique_ptr<Tree> tree_;  // the contention unit's search tree
   std::vector<uint32_t> walk_;  // the memory unit's ring of indices
   std::atomic<bool> stop_{false};
   std::string cpu_stat_path_;   // the process's cgroup cpu.stat, for throttled time ("" = none)

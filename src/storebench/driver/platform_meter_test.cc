@@ -28,7 +28,9 @@ TEST(PlatformMeter, TicksComeAtItsPaceWithCalibratedUnits) {
   for (const MeterTick& t : ticks) {
     EXPECT_GT(t.cpu_unit_ns, 0u);
     EXPECT_GT(t.mem_unit_ns, 0u);
+    EXPECT_GT(t.contention_unit_ns, 0u);
   }
+  EXPECT_GT(meter.calibration().contention_unit_ns, 0u);
   EXPECT_GT(meter.CpuNs(), 0u);
   EXPECT_EQ(meter.dropped(), 0u);
 }

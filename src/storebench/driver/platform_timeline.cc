@@ -28,6 +28,8 @@ void PlatformFigures::Add(const PlatformFigures& o) {
   ticks += o.ticks;
   speed_min = MinSpeed(speed_min, o.speed_min);
   memory_speed_min = MinSpeed(memory_speed_min, o.memory_speed_min);
+  contention_work_ns += o.contention_work_ns;
+  contention_speed_min = MinSpeed(contention_speed_min, o.contention_speed_min);
   AddKernel(&kernel, o.kernel);
 }
 
@@ -55,6 +57,8 @@ void PlatformTimeline::Add(size_t i, const MeterTick& t) {
   const uint64_t stop = std::min(t.stopped_ns, span);
   const double speed = t.cpu_unit_ns ? std::min(1.0, static_cast<double>(cal_.cpu_unit_ns) / t.cpu_unit_ns) : 1.0;
   const double mem = t.mem_unit_ns ? std::min(1.0, static_cast<double>(cal_.mem_unit_ns) / t.mem_unit_ns) : 1.0;
+  const double contention =
+      t.contention_unit_ns ? std::min(1.0, static_cast<double>(cal_.contention_unit_ns) / t.contention_unit_ns) : 1.0;
   const double run_work = speed * static_cast<double>(span - stop);
   m.work_ns += run_work;
   m.points.push_back({t.woke_ns - stop, m.work_ns});
@@ -67,6 +71,8 @@ void PlatformTimeline::Add(size_t i, const MeterTick& t) {
   window_.slow_ns += stop + (speed < kSlowSpeed ? span - stop : 0);
   window_.speed_min = MinSpeed(window_.speed_min, speed);
   window_.memory_speed_min = MinSpeed(window_.memory_speed_min, mem);
+  window_.contention_work_ns += static_cast<uint64_t>(contention * static_cast<double>(span - stop));
+  window_.contention_speed_min = MinSpeed(window_.contention_speed_min, contention);
   ++window_.ticks;
 }
 

@@ -11,6 +11,7 @@
 // Thread-safety: one thread (the reporter) uses a timeline.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -35,11 +36,20 @@ struct PlatformFigures {
   uint64_t slow_ns = 0;     // of it, time at speed below kSlowSpeed (stops included)
   double speed_min = 0;     // the slowest integer unit's speed (0 = no tick)
   double memory_speed_min = 0;  // the slowest memory unit's speed
+  // The contention unit (platform_meter.h; reported, not used to normalize):
+  // its speed × the time the meter ran (span − stops), summed, and its slowest.
+  uint64_t contention_work_ns = 0;
+  double contention_speed_min = 0;
   uint64_t ticks = 0;
   KernelReading kernel;     // the kernel's own figures over the window (deltas)
 
   bool empty() const { return ticks == 0; }
   double speed() const { return span_ns ? static_cast<double>(work_ns) / static_cast<double>(span_ns) : 1.0; }
+  // The contention unit's mean speed while the CPUs ran (1 when nothing measured it).
+  double contention_speed() const {
+    const uint64_t ran = span_ns - std::min(stopped_ns, span_ns);
+    return ran ? static_cast<double>(contention_work_ns) / static_cast<double>(ran) : 1.0;
+  }
   double slow_share() const { return span_ns ? static_cast<double>(slow_ns) / static_cast<double>(span_ns) : 0.0; }
   // The stops as time on one CPU (the mean over the metered CPUs).
   uint64_t stopped_per_cpu_ns() const { return cpus ? stopped_ns / cpus : stopped_ns; }

@@ -45,6 +45,27 @@ TEST(PlatformTimeline, ASlowUnitHalvesTheWorkOfItsSpan) {
   EXPECT_DOUBLE_EQ(t.Work(0, 20 * kMs, 30 * kMs), 10.0 * kMs);
 }
 
+// The contention unit is reported, not used: twice its nominal time halves
+// its speed over the time the meter ran (stops excluded), and the work the
+// CPU could do, which the steady client replays, does not move.
+TEST(PlatformTimeline, TheContentionUnitIsReportedOverTheTimeTheMeterRan) {
+  PlatformTimeline t({0}, MeterCalibration{kNominal, kNominal, kNominal, 0}, 0);
+  MeterTick slow{10 * kMs, 2 * kMs, kNominal, kNominal, 2 * kNominal};  // ran 8 ms at contention speed 0.5
+  MeterTick fast{20 * kMs, 0, kNominal, kNominal, kNominal};           // ran 10 ms at contention speed 1
+  t.Add(0, slow);
+  t.Add(0, fast);
+  EXPECT_DOUBLE_EQ(t.Work(0, 0, 20 * kMs), 18.0 * kMs);
+  const PlatformFigures f = t.TakeWindow();
+  EXPECT_EQ(f.contention_work_ns, 14 * kMs);
+  EXPECT_DOUBLE_EQ(f.contention_speed(), 14.0 / 18.0);
+  EXPECT_DOUBLE_EQ(f.contention_speed_min, 0.5);
+  EXPECT_DOUBLE_EQ(f.speed(), 18.0 / 20.0);
+  // Windows and processes add up.
+  PlatformFigures both = f;
+  both.AddProcess(f);
+  EXPECT_DOUBLE_EQ(both.contention_speed(), 14.0 / 18.0);
+}
+
 // An op on a CPU with a meter uses that meter's timeline; an unknown CPU the mean.
 TEST(PlatformTimeline, AnUnknownCpuGetsTheMeanOfTheMeters) {
   PlatformTimeline t({0, 1}, Cal(), 0);

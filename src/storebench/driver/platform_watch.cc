@@ -50,6 +50,8 @@ void PlatformWatch::Figures(const PlatformFigures& run, double elapsed_s, measur
              MergeRule::kMax);
     m->Gauge({"platform", "meter", "memory_unit_ns"}, static_cast<double>(cal.mem_unit_ns), Unit::kNanoseconds,
              MergeRule::kMax);
+    m->Gauge({"platform", "meter", "contention_unit_ns"}, static_cast<double>(cal.contention_unit_ns),
+             Unit::kNanoseconds, MergeRule::kMax);
     m->Gauge({"platform", "meter", "wakeup_base_ns"}, static_cast<double>(cal.wakeup_base_ns), Unit::kNanoseconds,
              MergeRule::kMax);
     m->Counter({"platform", "meter", "ticks"}, run.ticks);
@@ -66,6 +68,12 @@ void PlatformWatch::Figures(const PlatformFigures& run, double elapsed_s, measur
     m->Ratio({"platform", "speed", "slow_share"}, {"platform", "speed", "slow_ns"}, {"platform", "speed", "span_ns"});
     m->Gauge({"platform", "speed", "min"}, run.speed_min, Unit::kRatio, MergeRule::kMin);
     m->Gauge({"platform", "speed", "memory_min"}, run.memory_speed_min, Unit::kRatio, MergeRule::kMin);
+    m->Counter({"platform", "contention", "run_ns"}, run.span_ns - std::min(run.stopped_ns, run.span_ns),
+               Unit::kNanoseconds);
+    m->Counter({"platform", "contention", "work_ns"}, run.contention_work_ns, Unit::kNanoseconds);
+    m->Ratio({"platform", "contention", "mean"}, {"platform", "contention", "work_ns"},
+             {"platform", "contention", "run_ns"});
+    m->Gauge({"platform", "contention", "min"}, run.contention_speed_min, Unit::kRatio, MergeRule::kMin);
   }
   if (run.kernel.cgroup) {
     m->Counter({"platform", "kernel", "cgroup_nr_throttled"}, run.kernel.cgroup->nr_throttled);

@@ -128,6 +128,7 @@ nlohmann::json EncodePlatform(const driver::PlatformFigures& f) {
   nlohmann::json j = {{"cpus", f.cpus},         {"span_ns", f.span_ns},     {"work_ns", f.work_ns},
                       {"stopped_ns", f.stopped_ns}, {"slow_ns", f.slow_ns}, {"speed_min", f.speed_min},
                       {"memory_speed_min", f.memory_speed_min}, {"ticks", f.ticks},
+                      {"contention_work_ns", f.contention_work_ns}, {"contention_speed_min", f.contention_speed_min},
                       {"psi", {EncodePressure(f.kernel.cpu), EncodePressure(f.kernel.memory), EncodePressure(f.kernel.io)}}};
   if (f.kernel.cgroup)
     j["cgroup"] = {f.kernel.cgroup->nr_periods, f.kernel.cgroup->nr_throttled, f.kernel.cgroup->throttled_ns};
@@ -143,6 +144,8 @@ driver::PlatformFigures DecodePlatform(const nlohmann::json& j) {
   f.slow_ns = j.value("slow_ns", uint64_t{0});
   f.speed_min = j.value("speed_min", 0.0);
   f.memory_speed_min = j.value("memory_speed_min", 0.0);
+  f.contention_work_ns = j.value("contention_work_ns", uint64_t{0});
+  f.contention_speed_min = j.value("contention_speed_min", 0.0);
   f.ticks = j.value("ticks", uint64_t{0});
   if (j.contains("psi") && j.at("psi").is_array() && j.at("psi").size() == 3) {
     f.kernel.cpu = DecodePressure(j.at("psi")[0]);

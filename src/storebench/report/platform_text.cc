@@ -23,6 +23,9 @@ nlohmann::json PlatformIntervalJson(const driver::PlatformFigures& f) {
   nlohmann::json j = {{"speed", f.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.speed())},
                       {"speed_min", f.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.speed_min)},
                       {"memory_speed_min", f.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.memory_speed_min)},
+                      {"contention_speed", f.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.contention_speed())},
+                      {"contention_speed_min",
+                       f.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.contention_speed_min)},
                       {"stopped_ns", f.stopped_per_cpu_ns()},
                       {"slow_share", f.slow_share()}};
   if (f.kernel.cgroup)
@@ -43,6 +46,8 @@ RunPlatform RunPlatformOf(const driver::RunResult& r) {
   p.speed_mean = m.Value({"platform", "speed", "work_ns"}).value_or(span) / span;
   p.slow_share = m.Value({"platform", "speed", "slow_ns"}).value_or(0) / span;
   p.speed_min = m.Value({"platform", "speed", "min"}).value_or(0);
+  p.contention_mean = m.Value({"platform", "contention", "mean"}).value_or(1);
+  p.contention_min = m.Value({"platform", "contention", "min"}).value_or(0);
   const double cpus = std::max(1.0, m.Value({"platform", "meter", "cpus"}).value_or(1));
   p.stopped_ns = static_cast<uint64_t>(m.Value({"platform", "speed", "stopped_ns"}).value_or(0) / cpus);
   const double elapsed = r.elapsed_s > 0 ? r.elapsed_s : 1;
@@ -51,14 +56,16 @@ RunPlatform RunPlatformOf(const driver::RunResult& r) {
 }
 
 std::string PlatformCsvHeader() {
-  return "platform_speed,platform_speed_min,platform_stopped_ns,platform_slow_share,cgroup_throttled_ns,"
+  return "platform_speed,platform_speed_min,platform_contention_speed,platform_stopped_ns,platform_slow_share,"
+         "cgroup_throttled_ns,"
          "psi_cpu_some_ns,psi_memory_some_ns,psi_io_some_ns";
 }
 
 std::string PlatformCsvValues(const driver::IntervalStats& st) {
   const driver::PlatformFigures& f = st.platform;
   auto opt = [](const auto& v, auto get) { return v ? fmt::format("{}", get(*v)) : std::string(); };
-  std::string s = f.empty() ? ",," : fmt::format("{:.4f},{:.4f},", f.speed(), f.speed_min);
+  std::string s =
+      f.empty() ? ",,," : fmt::format("{:.4f},{:.4f},{:.4f},", f.speed(), f.speed_min, f.contention_speed());
   s += fmt::format("{},{:.4f},", f.stopped_per_cpu_ns(), f.slow_share());
   s += opt(f.kernel.cgroup, [](const driver::CgroupCpu& c) { return c.throttled_ns; }) + ",";
   auto some = [](const driver::Pressure& p) { return p.some_ns; };
@@ -81,6 +88,9 @@ std::string SpeedLine(const driver::RunResult& r) {
                        slowest->t_s);
     s += fmt::format(", below {:.1f} for {:.1f}% of the time, stopped {}", driver::kSlowSpeed, 100 * p.slow_share,
                      Ns(static_cast<double>(p.stopped_ns)));
+    // Reported beside the speed, not in it: docs/platform.md, "Which unit".
+    s += fmt::format(", core contention: lookup-heavy work ran at {:.2f} of its calibrated speed (slowest {:.2f})",
+                     p.contention_mean, p.contention_min);
   } else {
     s = "platform meter off";
   }

@@ -12,6 +12,7 @@
 namespace storebench::report {
 
 // An interval's `platform` object: speed, speed_min, memory_speed_min,
+// contention_speed, contention_speed_min,
 // stopped_ns, slow_share, and the kernel's throttling and pressure (null
 // where the kernel has no such source).
 nlohmann::json PlatformIntervalJson(const driver::PlatformFigures& f);
@@ -19,6 +20,7 @@ nlohmann::json PlatformIntervalJson(const driver::PlatformFigures& f);
 struct RunPlatform {
   bool metered = false;
   double speed_mean = 1, speed_min = 0, slow_share = 0;
+  double contention_mean = 1, contention_min = 0;  // the contention unit (reported, not in the causes)
   uint64_t stopped_ns = 0;  // per metered CPU
   double meter_cost = 0;    // share of one CPU
   bool unsteady() const { return metered && slow_share > driver::kUnsteadyShare; }

@@ -97,6 +97,8 @@ constexpr ResultKey kKeys[] = {
     {"platform.meter.period_ns", kValue, "how often each meter thread wakes and runs its units"},
     {"platform.meter.cpu_unit_ns", kValue, "the integer unit's calibrated (nominal) time"},
     {"platform.meter.memory_unit_ns", kValue, "the memory unit's calibrated time"},
+    {"platform.meter.contention_unit_ns", kValue, "the contention unit's calibrated time (tree searches and an ALU "
+                                                   "loop, geometric mean)"},
     {"platform.meter.wakeup_base_ns", kValue, "the median wake-up latency not counted as a stop"},
     {"platform.meter.ticks", kValue, "the meter's wake-ups in the measured window, over its CPUs"},
     {"platform.meter.dropped", kValue, "ticks lost to a full ring (0 unless the reporter stalled)"},
@@ -110,6 +112,12 @@ constexpr ResultKey kKeys[] = {
     {"platform.speed.slow_share", kValue, "slow_ns / span_ns"},
     {"platform.speed.min", kValue, "the slowest integer unit's speed"},
     {"platform.speed.memory_min", kValue, "the slowest memory unit's speed (reported, not used to normalize)"},
+    {"platform.contention.run_ns", kValue, "time the meter ran (span less stops), summed over its CPUs"},
+    {"platform.contention.work_ns", kValue, "the contention unit's speed × that time: work of a lookup-heavy kind"},
+    {"platform.contention.mean", kValue, "work_ns / run_ns: how fast lookup-heavy work ran against its calibration; it "
+                                         "drops when another tenant shares the core, and with the engine's own threads "
+                                         "(reported, not used in the causes: docs/platform.md)"},
+    {"platform.contention.min", kValue, "the slowest contention unit's speed"},
     {"platform.kernel.cgroup_nr_throttled", kValue, "periods in which the process's cgroup was throttled (cpu.stat; "
                                                     "absent when the kernel has no such source)"},
     {"platform.kernel.cgroup_throttled_ns", kValue, "time it was throttled"},
@@ -165,6 +173,8 @@ constexpr ResultKey kKeys[] = {
     {"intervals[].platform.speed", kValue, "the platform's mean speed in it (null without the meter)"},
     {"intervals[].platform.speed_min", kValue, "its slowest integer unit's speed"},
     {"intervals[].platform.memory_speed_min", kValue, "its slowest memory unit's speed"},
+    {"intervals[].platform.contention_speed", kValue, "the contention unit's mean speed in it"},
+    {"intervals[].platform.contention_speed_min", kValue, "its slowest contention unit's speed"},
     {"intervals[].platform.stopped_ns", kValue, "time the platform stopped the meter in it (mean over its CPUs)"},
     {"intervals[].platform.slow_share", kValue, "share of it at a speed below 0.8"},
     {"intervals[].platform.cgroup", kSection, "nr_throttled and throttled_ns of the process's cgroup in it (null "

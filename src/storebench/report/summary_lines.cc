@@ -24,7 +24,10 @@ constexpr SummaryLine kLines[] = {
      R"md(— the platform meter (a fixed unit of integer work timed every 40 ms on each of the workers' CPUs, )md"
      R"md(at their priority): the platform's mean speed against its calibration at start-up (1.0), the )md"
      R"md(slowest unit, the slowest interval and when, the share of time below 0.8, the time the platform )md"
-     R"md(stopped the meter (a pause, a quota), then what the kernel says: the cgroup's throttled time, )md"
+     R"md(stopped the meter (a pause, a quota), the core contention (how fast lookup-heavy work ran against )md"
+     R"md(its calibration: it drops when another tenant shares the core, and with the engine's own threads, )md"
+     R"md(so it is reported and not used in the causes, docs/platform.md), then what the kernel says: the )md"
+     R"md(cgroup's throttled time, )md"
      R"md(steal, PSI cpu `some` — or `unknown` where this machine has no such source — and the meter's own )md"
      R"md(cost (`PlatformTimeline.AStopIsWorkTheCpuCouldNotDo`, `PlatformMeter.TicksComeAtItsPaceWithCalibratedUnits`).)md"},
     {kNamed, "latency", false, R"md(`latency`)md",
