@@ -35,7 +35,7 @@ constexpr double kAbove = 1.1;               // confirmation's second rate, and 
 constexpr int kConfirmRounds = 5;
 // Seeds of confirmation runs: step seed + these + i, apart from the steps' repeats.
 constexpr int kConfirmSeed = 1000, kAboveSeed = 2000;
-// A run whose platform dipped is run again up to this many times; repeat k
+// A run the platform spoilt is run again up to this many times; repeat k
 // adds k × kRepeatSeed to its seed.
 constexpr int kPlatformRepeats = 2, kRepeatSeed = 100000;
 
@@ -202,11 +202,12 @@ class StepRunner {
   }
 
  private:
-  // Runs (or reads) one run into `step` and `docs`. A run whose platform
-  // dipped (`platform.unsteady`) is set aside, recorded, and run again with
-  // other keys, up to kPlatformRepeats times: its verdict would be the
-  // neighbour's. Passing or failing alike, so the repeats do not lean the
-  // search either way. The last repeat counts even if it dipped too, marked.
+  // Runs (or reads) one run into `step` and `docs`. A run the platform
+  // spoilt (dipped or stalled, report::PlatformSpoilt) is set aside,
+  // recorded, and run again with other keys, up to kPlatformRepeats times:
+  // its verdict would be the neighbour's. Passing or failing alike, so the
+  // repeats do not lean the search either way. The last repeat counts even if
+  // it was spoilt too, marked.
   Status Add(double rate, int seed_offset, const std::string& file, report::SearchStep* step,
              std::vector<nlohmann::json>* docs) {
     if (docs->empty()) step->stored = true;
@@ -217,14 +218,13 @@ class StepRunner {
       auto doc = RunOne(rate, seed_offset + attempt * kRepeatSeed, name, &stored);
       if (!doc.ok()) return doc.status();
       step->stored = step->stored && stored;
-      const nlohmann::json platform = doc->value("platform", nlohmann::json::object());
-      const bool dipped = platform.value("unsteady", false);
-      if (dipped && attempt < kPlatformRepeats) {
-        const nlohmann::json speed = platform.value("speed", nlohmann::json::object());
-        step->set_aside.push_back({name, speed.value("slow_share", 0.0), speed.value("min", 0.0)});
+      auto spoilt = report::PlatformSpoilt(*doc, settings_.slos);
+      if (spoilt && attempt < kPlatformRepeats) {
+        spoilt->file = name;
+        step->set_aside.push_back(std::move(*spoilt));
         continue;
       }
-      if (dipped) ++step->unsteady_kept;
+      if (spoilt) ++step->unsteady_kept;
       step->files.push_back(name);
       docs->push_back(std::move(*doc));
       return Status::Ok();

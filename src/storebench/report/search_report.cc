@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "storebench/base/units.h"
 #include "storebench/report/result.h"
@@ -71,22 +72,68 @@ nlohmann::json IntervalJson(const PercentileInterval& ci) {
 nlohmann::json SetAsideJson(const SearchStep& s) {
   nlohmann::json out = nlohmann::json::array();
   for (const SetAsideRun& a : s.set_aside)
-    out.push_back({{"file", a.file}, {"slow_share", a.slow_share}, {"speed_min", a.speed_min}});
+    out.push_back({{"file", a.file},
+                   {"reason", a.reason},
+                   {"slow_share", a.slow_share},
+                   {"speed_min", a.speed_min},
+                   {"stall_ns", a.stall_ns}});
   return out;
 }
 
-// ", 1 run repeated: its platform dipped (slow 12% of the time, speed min 0.41)", or "".
+// ", 1 run repeated: the platform dipped (below 0.8 of its speed for up to 12% of the time, slowest unit 0.41)",
+// ", 1 run repeated: the platform stalled (up to 190.2 ms at once)", both joined by "; ", or "".
 std::string SetAsideNote(const SearchStep& s) {
   if (s.set_aside.empty()) return "";
-  double slow = 0, speed = 1;
-  for (const SetAsideRun& a : s.set_aside) slow = std::max(slow, a.slow_share), speed = std::min(speed, a.speed_min);
-  std::string note = fmt::format(", {} run{} repeated: the platform dipped (below 0.8 of its speed for up to {:.0f}% "
-                                 "of the time, slowest unit {:.2f})",
-                                 s.set_aside.size(), s.set_aside.size() == 1 ? "" : "s", 100 * slow, speed);
+  double slow = 0, speed = 1, stall = 0;
+  bool dipped = false, stalled = false;
+  for (const SetAsideRun& a : s.set_aside) {
+    if (a.reason == "stalled") {
+      stalled = true, stall = std::max(stall, a.stall_ns);
+    } else {
+      dipped = true, slow = std::max(slow, a.slow_share), speed = std::min(speed, a.speed_min);
+    }
+  }
+  std::vector<std::string> why;
+  if (dipped)
+    why.push_back(fmt::format("dipped (below 0.8 of its speed for up to {:.0f}% of the time, slowest unit {:.2f})",
+                              100 * slow, speed));
+  if (stalled) why.push_back(fmt::format("stalled (up to {} at once)", FormatDurationNs(stall)));
+  std::string note = fmt::format(", {} run{} repeated: the platform {}", s.set_aside.size(),
+                                 s.set_aside.size() == 1 ? "" : "s", fmt::join(why, "; "));
   if (s.unsteady_kept > 0)
-    note += fmt::format("; {} judged although every repeat dipped too", s.unsteady_kept);
+    note += fmt::format("; {} judged although every repeat was spoilt too", s.unsteady_kept);
   return note;
 }
+
+}  // namespace
+
+std::optional<SetAsideRun> PlatformSpoilt(const nlohmann::json& run, const std::vector<Slo>& slos) {
+  const nlohmann::json platform = run.value("platform", nlohmann::json::object());
+  if (!platform.is_object()) return std::nullopt;
+  const nlohmann::json speed = platform.value("speed", nlohmann::json::object());
+  const nlohmann::json hiccup = platform.value("hiccup", nlohmann::json::object());
+  SetAsideRun a;
+  a.slow_share = speed.is_object() ? speed.value("slow_share", 0.0) : 0.0;
+  a.speed_min = speed.is_object() ? speed.value("min", 0.0) : 0.0;
+  a.stall_ns = hiccup.is_object() ? hiccup.value("max_ns", 0.0) : 0.0;
+  if (platform.value("unsteady", false)) {
+    a.reason = "dipped";
+    return a;
+  }
+  const nlohmann::json totals = run.value("totals", nlohmann::json::object());
+  const double run_ns = totals.is_object() ? 1e9 * totals.value("elapsed_s", 0.0) : 0.0;
+  for (const Slo& slo : slos) {
+    // The ops arriving during the stall's first (stall - goal) waited longer
+    // than the goal whatever the engine did.
+    if (run_ns > 0 && a.stall_ns - slo.goal_ns > (1 - slo.percentile / 100) * run_ns) {
+      a.reason = "stalled";
+      return a;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
 
 nlohmann::json StepJson(const SearchStep& s, double capacity) {
   const StepVerdict& v = s.verdict;
@@ -258,7 +305,7 @@ std::string StepTable(const SearchResult& r) {
   if (r.capacity) out += row("closed loop", r.capacity->verdict, "(capacity)");
   // A run repeated because its platform dipped is marked; the step line says by how much.
   auto repeated = [](const SearchStep& s) {
-    return s.set_aside.empty() ? std::string() : fmt::format(" [{} repeated: platform dipped]", s.set_aside.size());
+    return s.set_aside.empty() ? std::string() : fmt::format(" [{} repeated: platform spoilt it]", s.set_aside.size());
   };
   for (const SearchStep* s : rows)
     out += row(FormatCount(s->verdict.target), s->verdict, Verdict(s->verdict) + repeated(*s));

@@ -22,8 +22,9 @@
 // order run: target/achieved ops/s, fraction_of_capacity, p50/p99/p99.9 with
 // their intervals (ci_ns and upper_ns null, with unbounded_reason, when too
 // few ops bound them), backlog, keeps_pace, each SLO's check, pass, files, stored,
-// set_aside[] (file, slow_share, speed_min: runs repeated because the platform
-// dipped) and unsteady_kept (runs judged although every repeat dipped too).
+// set_aside[] (file, reason, slow_share, speed_min, stall_ns: runs repeated
+// because the platform dipped or stalled) and unsteady_kept (runs judged
+// although every repeat was spoilt too).
 // Thread-safety: pure functions over values.
 #pragma once
 
@@ -39,21 +40,31 @@ namespace storebench::report {
 
 inline constexpr const char* kSearchSchema = "storebench.search/1";
 
-// A run a search set aside and ran again because its platform dipped
-// (`platform.unsteady`: below 0.8 of its calibrated speed for more than 5% of
-// the time): its verdict would be the neighbour's, not the engine's.
+// A run a search set aside and ran again because its platform spoilt it:
+// its verdict would be the neighbour's, not the engine's. Either reason:
+//   "dipped"  `platform.unsteady`: below 0.8 of its calibrated speed for more
+//             than 5% of the time;
+//   "stalled" the platform's longest stall (`platform.hiccup.max_ns`) alone
+//             put more ops over a goal than the goal's percentile allows: it
+//             exceeds the goal by more than (1 - percentile) of the run's
+//             time (p99 <= 10 ms in a 5 s run: a stall over 60 ms).
 struct SetAsideRun {
-  std::string file;     // relative to --out
+  std::string file;       // relative to --out
+  std::string reason;     // "dipped" or "stalled"
   double slow_share = 0;  // platform.speed.slow_share
   double speed_min = 0;   // platform.speed.min
+  double stall_ns = 0;    // platform.hiccup.max_ns
 };
+// Why a run document's platform spoilt it against `slos` (file left empty),
+// or nullopt when it did not.
+std::optional<SetAsideRun> PlatformSpoilt(const nlohmann::json& run, const std::vector<Slo>& slos);
 
 struct SearchStep {
   StepVerdict verdict;
   std::vector<std::string> files;  // its run documents, relative to --out
   bool stored = false;             // reused from an earlier search, not run again
-  std::vector<SetAsideRun> set_aside;  // runs repeated because the platform dipped, in the order run
-  int unsteady_kept = 0;  // runs judged although their platform dipped (every repeat dipped too)
+  std::vector<SetAsideRun> set_aside;  // runs repeated because the platform spoilt them, in the order run
+  int unsteady_kept = 0;  // runs judged although their platform spoilt them (every repeat was spoilt too)
 };
 
 // One round of confirmation: runs at `rate` interleaved with runs 10% above it.

@@ -186,3 +186,50 @@ TEST(SearchAnswers, AFailedConfirmationIsTheLowestFailingRateAndAnInterruptedSea
 
 }  // namespace
 }  // namespace storebench::report
+
+namespace storebench::report {
+namespace {
+
+nlohmann::json RunDoc(bool unsteady, double stall_ns, double elapsed_s) {
+  return {{"platform",
+           {{"unsteady", unsteady},
+            {"speed", {{"slow_share", unsteady ? 0.3 : 0.01}, {"min", unsteady ? 0.4 : 0.9}}},
+            {"hiccup", {{"max_ns", stall_ns}}}}},
+          {"totals", {{"elapsed_s", elapsed_s}}}};
+}
+
+// A stall spoils a run when it alone puts more ops over the goal than the
+// percentile allows: p99 <= 10 ms over a 5 s run tolerates 50 ms of ops past
+// the goal, so a stall over 60 ms spoils it and one of 59 ms does not.
+TEST(PlatformSpoilt, AStallLongerThanTheGoalAllowsOrADipSpoilsTheRun) {
+  const std::vector<Slo> p99 = {*ParseSlo("p99<=10ms")};
+  EXPECT_FALSE(PlatformSpoilt(RunDoc(false, 59e6, 5), p99));
+  auto stalled = PlatformSpoilt(RunDoc(false, 61e6, 5), p99);
+  ASSERT_TRUE(stalled);
+  EXPECT_EQ(stalled->reason, "stalled");
+  EXPECT_DOUBLE_EQ(stalled->stall_ns, 61e6);
+  // A longer run tolerates the same stall.
+  EXPECT_FALSE(PlatformSpoilt(RunDoc(false, 61e6, 10), p99));
+  // The tightest goal decides: a max goal tolerates no op past it.
+  const std::vector<Slo> both = {*ParseSlo("p99<=10ms"), *ParseSlo("p100<=50ms")};
+  EXPECT_TRUE(PlatformSpoilt(RunDoc(false, 51e6, 5), both));
+  // A dip spoils the run whatever its stalls; no goal, no stall criterion.
+  auto dipped = PlatformSpoilt(RunDoc(true, 0, 5), {});
+  ASSERT_TRUE(dipped);
+  EXPECT_EQ(dipped->reason, "dipped");
+  EXPECT_DOUBLE_EQ(dipped->speed_min, 0.4);
+  EXPECT_FALSE(PlatformSpoilt(RunDoc(false, 1e9, 5), {}));
+  // A document without platform figures (an older run) is not spoilt.
+  EXPECT_FALSE(PlatformSpoilt(nlohmann::json::object(), p99));
+}
+
+TEST(PlatformSpoilt, TheStepLineSaysWhichWayThePlatformSpoiltItsRuns) {
+  SearchStep s = Judged(1000, true);
+  SetAsideRun a = *PlatformSpoilt(RunDoc(false, 190e6, 5), {*ParseSlo("p99<=10ms")});
+  s.set_aside.push_back(a);
+  const std::string line = StepLine(s);
+  EXPECT_NE(line.find("1 run repeated: the platform stalled (up to 190"), std::string::npos) << line;
+}
+
+}  // namespace
+}  // namespace storebench::report
