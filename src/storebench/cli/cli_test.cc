@@ -336,7 +336,7 @@ TEST_F(DefaultJob, PrintJobPrintsTheJobThatRunDefaultJobRuns) {
   ASSERT_EQ(root.code, 0) << root.err;
   auto job = nlohmann::json::parse(root.out);
   EXPECT_EQ(job["backend"], "rocksdb");
-  EXPECT_EQ(job["two_phase"], "0.5");
+  EXPECT_EQ(job["two_phase"], "0.95");
   EXPECT_EQ(job["backend_options"]["num"], "200000");
   EXPECT_FALSE(fs::exists(dir_ / "never.json"));
   Outcome run = Run("run --default-job --print-job");
@@ -348,7 +348,7 @@ TEST_F(DefaultJob, PrintJobPrintsTheJobThatRunDefaultJobRuns) {
   auto changed = nlohmann::json::parse(run.out);
   EXPECT_EQ(changed["duration"], "2s");
   EXPECT_EQ(changed["backend_options"]["num"], "5000");
-  EXPECT_EQ(changed["two_phase"], "0.5");
+  EXPECT_EQ(changed["two_phase"], "0.95");
   std::ofstream(dir_ / "job.json") << run.out;
   Outcome again = Run("run --job " + (dir_ / "job.json").string() + " --print-job");
   ASSERT_EQ(again.code, 0) << again.err;

@@ -1,7 +1,7 @@
 // The RocksDB default job: what the README's main command runs once the
 // rocksdb backend is compiled in — prepare a small embedded data set in a local
 // directory (reused on later runs), then a short two-phase run on it: closed
-// loop for capacity, then open loop at 50% of it (1 worker). Under a minute in total.
+// loop for capacity, then open loop at 95% of it (1 worker). Under a minute in total.
 //
 // It is an ordinary job (DefaultRocksdbJob()): `storebench` with no
 // subcommand runs it with the output flags given (--json, --csv, --html,

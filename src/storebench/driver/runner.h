@@ -107,6 +107,9 @@ struct RunResult {
   // Phase 2 of a two-phase run: phase 1's capacity, the reference of each
   // interval's effective load (offered ÷ (capacity × the platform's speed)).
   double capacity_ops_per_sec = 0;
+  // and phase 1's mean service time (exact: the histogram's sum ÷ count), the
+  // reference of phase 2's: an engine that serves slower in phase 2 is offered more than its capacity.
+  double capacity_service_mean_ns = 0;
   // Open loop: the ideal client (ideal_client.h) over the measured window,
   // and the run's own response times of the same ops; servers = Σ threads × depth.
   std::optional<measure::Histogram> ideal, ideal_observed;

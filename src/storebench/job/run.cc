@@ -20,10 +20,13 @@ std::string ScheduleText(const driver::RunConfig& c) {
 }
 
 StatusOr<driver::RunResult> RunPhase(Plan& plan, const RunHooks& hooks, const std::string& title,
-                                     double capacity_ops_per_sec = 0) {
+                                     const TwoPhaseResult* two_phase = nullptr) {
   auto r = driver::RunLoad(*plan.backend, plan.config, hooks.stop, hooks.progress, hooks.stonewall, hooks.wake);
   if (!r.ok()) return r.status();
-  r->capacity_ops_per_sec = capacity_ops_per_sec;
+  if (two_phase) {
+    r->capacity_ops_per_sec = two_phase->capacity_ops_per_sec;
+    if (two_phase->phase1.total) r->capacity_service_mean_ns = two_phase->phase1.total->AllService().mean();
+  }
   if (hooks.phase_finished) hooks.phase_finished(*r, title);
   return r;
 }
@@ -125,7 +128,7 @@ StatusOr<JobResult> RunPlan(Plan& plan, const RunHooks& hooks) {
           tp->capacity_ops_per_sec));
     out.two_phase = std::move(tp);
   }
-  auto r = RunPhase(plan, hooks, out.title, out.two_phase ? out.two_phase->capacity_ops_per_sec : 0);
+  auto r = RunPhase(plan, hooks, out.title, out.two_phase.get());
   if (!r.ok()) return r.status();
   out.schedule = ScheduleText(plan.config);
   out.run = std::move(*r);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "storebench/base/units.h"
+#include "storebench/measure/sample.h"
 
 namespace storebench::report {
 namespace {
@@ -127,6 +128,33 @@ std::string EffectiveLoadLine(const driver::RunResult& r) {
   return fmt::format("  load      effective load median {:.2f}, highest {:.2f} at {:.0f} s (offered ÷ (phase 1's "
                      "capacity {:.0f} ops/s × the platform's speed in the interval))\n",
                      sorted[sorted.size() / 2], highest.first, highest.second, r.capacity_ops_per_sec);
+}
+
+EngineBusy EngineBusyOf(const driver::RunResult& r) {
+  EngineBusy e;
+  if (r.capacity_ops_per_sec <= 0 || !r.total || r.ideal_servers <= 0 || r.elapsed_s <= 0) return e;
+  const measure::Histogram service = r.total->AllService();
+  e.servers = r.ideal_servers;
+  e.service_mean_ns = service.mean();
+  e.phase1_service_mean_ns = r.capacity_service_mean_ns;
+  e.busy = e.service_mean_ns * static_cast<double>(service.count()) / (1e9 * r.elapsed_s * e.servers);
+  e.offered_load = r.offered_ops_per_sec() * e.service_mean_ns / (1e9 * e.servers);
+  return e;
+}
+
+std::string EngineBusyLine(const driver::RunResult& r) {
+  const EngineBusy e = EngineBusyOf(r);
+  if (e.servers == 0) return "";
+  std::string s = fmt::format("  engine    busy {:.2f} of phase 2's time on {} server{}; service mean {}", e.busy,
+                              e.servers, e.servers == 1 ? "" : "s", Ns(e.service_mean_ns));
+  if (e.phase1_service_mean_ns > 0) {
+    s += fmt::format(", {:.2f}× phase 1's {}", e.slowdown(), Ns(e.phase1_service_mean_ns));
+    if (e.slowdown() >= kEngineSlowdown)
+      s += fmt::format(": the engine served {:.0f}% slower than when its capacity was measured, so the offered "
+                       "rate was {:.2f} of what it could serve at that speed",
+                       100 * (e.slowdown() - 1), e.offered_load);
+  }
+  return s + "\n";
 }
 
 std::string UnsteadyLine(const driver::RunResult& r) {

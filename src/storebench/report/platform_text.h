@@ -39,6 +39,23 @@ std::string SpeedLine(const driver::RunResult& r);
 double EffectiveLoad(const driver::RunResult& r, const driver::IntervalStats& st);
 // "  load      effective load median 0.95, highest 1.21 at 12 s: …\n" ("" outside phase 2).
 std::string EffectiveLoadLine(const driver::RunResult& r);
+// Phase 2 of a two-phase run: how busy the engine was and how fast it served
+// against phase 1. busy = Σ service time ÷ (servers × measured time);
+// offered_load = offered ops/s × phase 2's mean service time ÷ servers (the
+// load at the engine's own phase-2 speed); slowdown = phase 2's mean service
+// time ÷ phase 1's. All 0 outside phase 2.
+struct EngineBusy {
+  double busy = 0, offered_load = 0, service_mean_ns = 0, phase1_service_mean_ns = 0;
+  int servers = 0;
+  double slowdown() const { return phase1_service_mean_ns > 0 ? service_mean_ns / phase1_service_mean_ns : 0; }
+};
+EngineBusy EngineBusyOf(const driver::RunResult& r);
+// "  engine    busy 0.91 of phase 2's time on 1 server; service mean 9.62 us, 1.01× phase 1's 9.55 us\n", and when
+// the engine served 5% slower or more: "…: the offered rate was 1.26 of what it served at that speed" ("" outside
+// phase 2).
+std::string EngineBusyLine(const driver::RunResult& r);
+// A phase-2 engine serves 5% slower than in phase 1 or more: the line says what that did to the load.
+inline constexpr double kEngineSlowdown = 1.05;
 // The first summary line's flag ("" on a steady platform).
 std::string UnsteadyLine(const driver::RunResult& r);
 

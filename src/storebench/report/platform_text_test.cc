@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "storebench/measure/sample.h"
 #include "storebench/report/result.h"
 
 namespace storebench::report {
@@ -81,6 +82,41 @@ TEST(PlatformText, TheEffectiveLoadFollowsThePlatformsSpeed) {
                                   "capacity 1000 ops/s × the platform's speed in the interval))\n");
   r.capacity_ops_per_sec = 0;  // not phase 2
   EXPECT_EQ(EffectiveLoadLine(r), "");
+}
+
+}  // namespace
+}  // namespace storebench::report
+
+namespace storebench::report {
+namespace {
+
+// Phase 2 on one server, 1 s, 800 ops of 1 ms offered 1,000 ops/s: busy
+// 0.80. Phase 1 served in 0.8 ms: 1.25× slower, so the offered rate was
+// 1.00 of what it could serve at phase 2's speed.
+TEST(PlatformText, TheEngineLineComparesPhaseTwoWithPhaseOne) {
+  driver::RunResult r = RunWithSlowShare(0);
+  measure::RecorderLayout layout;
+  layout.kinds = {"get"};
+  r.layout = layout;
+  r.total = std::make_unique<measure::Sample>(layout);
+  for (int i = 0; i < 800; ++i) r.total->Record(0, 0, 0, 0, 1'000'000, 0);
+  r.elapsed_s = 1;
+  r.offered_ops = 1000;
+  r.ideal_servers = 1;
+  EXPECT_EQ(EngineBusyLine(r), "") << "not phase 2";
+  r.capacity_ops_per_sec = 1250;
+  r.capacity_service_mean_ns = 800'000;
+  const EngineBusy e = EngineBusyOf(r);
+  EXPECT_DOUBLE_EQ(e.busy, 0.8);
+  EXPECT_DOUBLE_EQ(e.slowdown(), 1.25);
+  EXPECT_DOUBLE_EQ(e.offered_load, 1.0);
+  EXPECT_EQ(EngineBusyLine(r),
+            "  engine    busy 0.80 of phase 2's time on 1 server; service mean 1.00 ms, 1.25× phase 1's 800.00 us: the "
+            "engine served 25% slower than when its capacity was measured, so the offered rate was 1.00 of what it "
+            "could serve at that speed\n");
+  r.capacity_service_mean_ns = 990'000;  // within 5%: no sentence about the load
+  EXPECT_EQ(EngineBusyLine(r),
+            "  engine    busy 0.80 of phase 2's time on 1 server; service mean 1.00 ms, 1.01× phase 1's 990.00 us\n");
 }
 
 }  // namespace

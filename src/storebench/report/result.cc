@@ -271,6 +271,12 @@ StatusOr<nlohmann::json> BuildRunJson(const job::JobResult& r, const std::vector
                          {"phase1_mean_ops_per_sec", r.two_phase->mean_ops_per_sec},
                          {"fraction", r.two_phase->fraction},
                          {"target_ops_per_sec", r.two_phase->target_ops_per_sec}};
+    if (const EngineBusy e = EngineBusyOf(r.run); e.servers > 0)
+      tp["engine"] = {{"busy", e.busy},
+                      {"offered_load", e.offered_load},
+                      {"service_mean_ns", e.service_mean_ns},
+                      {"phase1_service_mean_ns", e.phase1_service_mean_ns},
+                      {"slowdown", e.slowdown()}};
     if (r.two_phase->phase1.total) {
       auto p1 = PhaseJson(r.two_phase->phase1);
       if (!p1.ok()) return p1.status();
@@ -388,6 +394,7 @@ std::string OpenLoopLines(const driver::RunResult& r, double ops_per_sec) {
     s += "  schedule  no arrivals were due in the measured window: the schedule's rate stayed zero or its next "
          "arrival lay beyond the run's end\n";
   s += EffectiveLoadLine(r);
+  s += EngineBusyLine(r);
   s += PlatformSentence(r, lag, service);
   return s;
 }

@@ -201,6 +201,14 @@ constexpr ResultKey kKeys[] = {
     {"two_phase.phase1_mean_ops_per_sec", kValue, "phase 1's ops over its whole window, per second"},
     {"two_phase.fraction", kValue, "--two-phase's fraction of the capacity (0 when a rate was given)"},
     {"two_phase.target_ops_per_sec", kValue, "the rate phase 2 (the top level) ran at"},
+    {"two_phase.engine", kSection, "how busy the engine was in phase 2 and how fast it served against phase 1"},
+    {"two_phase.engine.busy", kValue, "phase 2's ops' service time summed ÷ (servers × measured time)"},
+    {"two_phase.engine.offered_load", kValue, "offered ops/s × phase 2's mean service time ÷ servers: the load at "
+                                              "the engine's own phase-2 speed (above 1, no client could keep up)"},
+    {"two_phase.engine.service_mean_ns", kValue, "phase 2's mean service time (exact: sum ÷ count)"},
+    {"two_phase.engine.phase1_service_mean_ns", kValue, "phase 1's mean service time (exact)"},
+    {"two_phase.engine.slowdown", kValue, "service_mean_ns ÷ phase1_service_mean_ns; from 1.05 the summary's "
+                                          "engine line says what it did to the load"},
     {"two_phase.phase1", kSection, "phase 1, the closed loop: the same run keys as the top level (throughput, totals, "
                                    "latency, schedule, kinds, intervals, workers, platform, cpu, io, cache, the backend's)"},
     // MPI runs

@@ -94,6 +94,11 @@ constexpr SummaryLine kLines[] = {
      R"md((phase 2 of `--two-phase`) — each interval's effective load, offered ÷ (phase 1's capacity × )md"
      R"md(the platform's speed in that interval): the median and the highest, and when; a platform that )md"
      R"md(slowed down raised the load the engine saw (`PlatformText.TheEffectiveLoadFollowsThePlatformsSpeed`).)md"},
+    {kNamed, "engine", true, R"md(`engine`)md",
+     R"md((phase 2 of `--two-phase`) — how busy the engine was (its ops' service time summed ÷ (servers × )md"
+     R"md(measured time)) and its mean service time against phase 1's; when it served 5% slower or more, )md"
+     R"md(the offered rate as a share of what it could serve at that speed: above 1, the queue was the )md"
+     R"md(engine's slowdown, whatever the client did (`PlatformText.TheEngineLineComparesPhaseTwoWithPhaseOne`).)md"},
     {kNamed, "platform", true, R"md(`platform`)md",
      R"md(— who held the CPU during the window: how long the workers waited on the run queue (and their )md"
      R"md(involuntary switches), the engine's own threads (by name), the client's threads (reporter, )md"
