@@ -111,7 +111,7 @@ namespace {
 // not (50 < 80: every op takes 50 us). Worked out by hand.
 TEST(IdealClient, TheSteadyReplayRemovesAKnownSlowdown) {
   constexpr uint64_t kOps = 50;
-  PlatformTimeline half({0}, MeterCalibration{1000, 1000, 0}, 0);
+  PlatformTimeline half({0}, MeterCalibration{{1000, 1000, 0}, {}, 0}, 0);
   for (uint64_t t = 1; t <= 20; ++t) half.Add(0, MeterTick{t * 1'000'000, 0, 2000, 1000});
   IdealClient c(measure::HistogramOptions{}, 1, 0, 1'000'000'000, &half);
   std::vector<OpRecord> batch;
@@ -137,7 +137,7 @@ TEST(IdealClient, TheSteadyReplayRemovesAKnownSlowdown) {
 
 // An op that ended after the meter's last tick waits for the meter (unless it is the last call).
 TEST(IdealClient, TheSteadyReplayWaitsForTheMeterToCoverAnOp) {
-  PlatformTimeline t({0}, MeterCalibration{1000, 1000, 0}, 0);
+  PlatformTimeline t({0}, MeterCalibration{{1000, 1000, 0}, {}, 0}, 0);
   t.Add(0, MeterTick{1'000'000, 0, 1000, 1000});
   IdealClient c(measure::HistogramOptions{}, 1, 0, 1'000'000'000, &t);
   std::vector<OpRecord> batch = {{100, 200, 900'000, 0}, {1'000, 950'000, 1'500'000, 0}};

@@ -66,10 +66,17 @@ uint64_t RunMemoryUnit(const uint32_t* ring, uint32_t steps, uint32_t start);
 // The contention unit's ALU loop of four independent multiply chains, timed (ns).
 uint64_t RunAluUnit(uint32_t iterations);
 
-struct MeterCalibration {
-  uint64_t cpu_unit_ns = 0, mem_unit_ns = 0;  // nominal times
-  uint64_t contention_unit_ns = 0;
-  uint64_t wakeup_base_ns = 0;               // median wake-up latency subtracted from lateness
+// The units' nominal times on one CPU.
+struct UnitTimes {
+  uint64_t cpu_unit_ns = 0, mem_unit_ns = 0, contention_unit_ns = 0;
+};
+
+struct MeterCalibration : UnitTimes {  // the slowest CPU's nominal times (reported)
+  // Each meter thread's own, calibrated on its CPU (this VM's two vCPUs
+  // differ by ~1%); empty: every meter uses the times above.
+  std::vector<UnitTimes> per_meter;
+  uint64_t wakeup_base_ns = 0;  // median wake-up latency subtracted from lateness
+  const UnitTimes& of(size_t meter) const { return meter < per_meter.size() ? per_meter[meter] : *this; }
 };
 
 class PlatformMeter {
@@ -83,7 +90,8 @@ class PlatformMeter {
   PlatformMeter(const PlatformMeter&) = delete;
   PlatformMeter& operator=(const PlatformMeter&) = delete;
 
-  // Calibrates (on the calling thread's CPU, a few ms) and starts the threads.
+  // Starts the threads and waits until each has calibrated the units on its
+  // own CPU (under a millisecond each).
   void Start();
   // Waits (at most ~3 periods) until every thread has ticked after `t_ns`, so
   // the timeline covers ops that ended by then; then stops the threads.
@@ -104,6 +112,7 @@ class PlatformMeter {
   struct Ring;
   struct Tree;
   void Loop(size_t i);
+  UnitTimes Calibrate() const;
   // The contention unit, timed (ns): the geometric mean of the tree searches' and the ALU loop's times.
   uint64_t RunContentionUnit() const;
 
@@ -115,6 +124,7 @@ class PlatformMeter {
   std::unique_ptr<Tree> tree_;  // the contention unit's search tree
   std::vector<uint32_t> walk_;  // the memory unit's ring of indices
   std::atomic<bool> stop_{false};
+  std::atomic<size_t> calibrated_{0};  // threads that have written their cal_.per_meter entry
   std::string cpu_stat_path_;   // the process's cgroup cpu.stat, for throttled time ("" = none)
 };
 

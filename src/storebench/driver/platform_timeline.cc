@@ -55,10 +55,11 @@ void PlatformTimeline::Add(size_t i, const MeterTick& t) {
   if (t.woke_ns <= m.last_ns) return;
   const uint64_t span = t.woke_ns - m.last_ns;
   const uint64_t stop = std::min(t.stopped_ns, span);
-  const double speed = t.cpu_unit_ns ? std::min(1.0, static_cast<double>(cal_.cpu_unit_ns) / t.cpu_unit_ns) : 1.0;
-  const double mem = t.mem_unit_ns ? std::min(1.0, static_cast<double>(cal_.mem_unit_ns) / t.mem_unit_ns) : 1.0;
+  const UnitTimes& cal = cal_.of(i);
+  const double speed = t.cpu_unit_ns ? std::min(1.0, static_cast<double>(cal.cpu_unit_ns) / t.cpu_unit_ns) : 1.0;
+  const double mem = t.mem_unit_ns ? std::min(1.0, static_cast<double>(cal.mem_unit_ns) / t.mem_unit_ns) : 1.0;
   const double contention =
-      t.contention_unit_ns ? std::min(1.0, static_cast<double>(cal_.contention_unit_ns) / t.contention_unit_ns) : 1.0;
+      t.contention_unit_ns ? std::min(1.0, static_cast<double>(cal.contention_unit_ns) / t.contention_unit_ns) : 1.0;
   const double run_work = speed * static_cast<double>(span - stop);
   m.work_ns += run_work;
   m.points.push_back({t.woke_ns - stop, m.work_ns});

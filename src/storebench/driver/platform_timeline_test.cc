@@ -14,7 +14,7 @@ namespace {
 constexpr uint64_t kMs = 1'000'000;
 constexpr uint32_t kNominal = 1000;  // ns of the integer unit at speed 1
 
-MeterCalibration Cal() { return {kNominal, kNominal, 0}; }
+MeterCalibration Cal() { return {{kNominal, kNominal, 0}, {}, 0}; }
 
 MeterTick Tick(uint64_t woke, uint64_t stopped = 0, uint32_t unit = kNominal) { return {woke, stopped, unit, kNominal}; }
 
@@ -45,11 +45,26 @@ TEST(PlatformTimeline, ASlowUnitHalvesTheWorkOfItsSpan) {
   EXPECT_DOUBLE_EQ(t.Work(0, 20 * kMs, 30 * kMs), 10.0 * kMs);
 }
 
+// Each meter's ticks are read against its own CPU's calibration: a CPU
+// whose unit calibrated 10% slower runs at speed 1 at that time, and at 0.5
+// at twice it; the other CPU keeps the shared nominal time.
+TEST(PlatformTimeline, EachMeterIsReadAgainstItsOwnCpusCalibration) {
+  MeterCalibration cal = Cal();
+  cal.per_meter = {UnitTimes{kNominal, kNominal, 0}, UnitTimes{kNominal * 11 / 10, kNominal, 0}};
+  PlatformTimeline t({0, 1}, cal, 0);
+  t.Add(0, Tick(10 * kMs, 0, kNominal * 11 / 10));
+  t.Add(1, Tick(10 * kMs, 0, kNominal * 11 / 10));
+  t.Add(1, Tick(20 * kMs, 0, kNominal * 22 / 10));
+  EXPECT_DOUBLE_EQ(t.Work(0, 0, 10 * kMs), 10.0 * kMs / 1.1);
+  EXPECT_DOUBLE_EQ(t.Work(1, 0, 10 * kMs), 10.0 * kMs);
+  EXPECT_DOUBLE_EQ(t.Work(1, 10 * kMs, 20 * kMs), 5.0 * kMs);
+}
+
 // The contention unit is reported, not used: twice its nominal time halves
 // its speed over the time the meter ran (stops excluded), and the work the
 // CPU could do, which the steady client replays, does not move.
 TEST(PlatformTimeline, TheContentionUnitIsReportedOverTheTimeTheMeterRan) {
-  PlatformTimeline t({0}, MeterCalibration{kNominal, kNominal, kNominal, 0}, 0);
+  PlatformTimeline t({0}, MeterCalibration{{kNominal, kNominal, kNominal}, {}, 0}, 0);
   MeterTick slow{10 * kMs, 2 * kMs, kNominal, kNominal, 2 * kNominal};  // ran 8 ms at contention speed 0.5
   MeterTick fast{20 * kMs, 0, kNominal, kNominal, kNominal};           // ran 10 ms at contention speed 1
   t.Add(0, slow);
