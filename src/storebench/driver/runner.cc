@@ -113,7 +113,7 @@ class LoadRun {
 
   // What the workers' totals add up to, for the metrics.
   struct WorkerTotals {
-    uint64_t runqueue = 0, involuntary = 0, cpu = 0, sleeps = 0, late_sleeps = 0, max_window = 0;
+    uint64_t runqueue = 0, involuntary = 0, cpu = 0, sleeps = 0, late_sleeps = 0, late_yields = 0, max_window = 0;
   };
 
   void MakeLayout();
@@ -706,6 +706,7 @@ LoadRun::WorkerTotals LoadRun::AddWorkerTotals() {
     t.cpu += progress_state_[i]->cpu_ns.load();
     t.sleeps += progress_state_[i]->sleeps.load();
     t.late_sleeps += progress_state_[i]->late_sleeps.load();
+    t.late_yields += progress_state_[i]->late_yields.load();
     t.max_window = std::max(t.max_window, progress_state_[i]->max_spin_window_ns.load());
   }
   // Shared sources: the due arrivals no worker took.
@@ -746,6 +747,7 @@ void LoadRun::AddMetrics(const WorkerTotals& totals) {
     // than the spin window then was, and the widest window a worker reached.
     m.Counter({"workers", "wait", "sleeps"}, totals.sleeps);
     m.Counter({"workers", "wait", "late_sleeps"}, totals.late_sleeps);
+    m.Counter({"workers", "wait", "late_yields"}, totals.late_yields);
     m.Gauge({"workers", "wait", "max_spin_window_ns"}, static_cast<double>(totals.max_window),
             measure::Unit::kNanoseconds, measure::MergeRule::kMax);
   }

@@ -47,7 +47,24 @@ void Waiter::WaitTowards(const measure::Clock& clock, uint64_t deadline_ns, uint
     return;
   }
   if (p_.yield) {
-    while (clock.NowNs() < deadline_ns) sched_yield();
+    if (sleep_turns_ > 0) {
+      --sleep_turns_;
+      if (deadline_ns > now) {
+        measure::SleepUntil(clock, deadline_ns);
+        ++sleeps_;
+        while (clock.NowNs() < deadline_ns) sched_yield();  // the TSC and the timer's clock may disagree by a hair
+      }
+      return;
+    }
+    bool yielded = false;
+    for (; now < deadline_ns; now = clock.NowNs()) {
+      sched_yield();
+      yielded = true;
+    }
+    if (yielded && now - deadline_ns > window_ns_) {
+      ++late_yields_;
+      sleep_turns_ = kSleepTurns;
+    }
   } else {
     measure::SpinUntil(clock, deadline_ns);
   }

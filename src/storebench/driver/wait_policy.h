@@ -12,7 +12,13 @@
 // Awake is not the same as owning a CPU. When the workers leave no CPU free
 // (as many workers as CPUs), the awake stretch yields the CPU on every turn
 // (sched_yield), so the reporter, the hiccup meter and the engine's own threads
-// run as soon as they are runnable; otherwise it spins with a pause.
+// run as soon as they are runnable; otherwise it spins with a pause. A thread
+// that yields stays runnable behind every other runnable thread, where one
+// that sleeps is woken with the scheduler's credit: beside a busy neighbour a
+// yield came back 2.6-3.1 ms late (docs/open-loop.md). So when a yielding
+// stretch ends later than the window (what a sleep would have cost), the
+// worker sleeps through its next kSleepTurns windows instead, then tries
+// yielding again.
 //
 // Under a real-time policy (chrt) the window does not adapt: a real-time
 // thread's sleeps wake in time unless the kernel's real-time throttling
@@ -58,12 +64,17 @@ class Waiter {
   uint64_t max_window_ns() const { return max_window_ns_; }
   uint64_t sleeps() const { return sleeps_; }
   uint64_t late_sleeps() const { return late_sleeps_; }  // woke later than the window then was
+  // Yielding stretches that ended later than the window: each one made the
+  // next kSleepTurns windows sleeps.
+  uint64_t late_yields() const { return late_yields_; }
+  static constexpr uint32_t kSleepTurns = 256;
 
  private:
   WaitPolicy p_;
   uint64_t window_ns_;
   uint64_t max_window_ns_;
-  uint64_t sleeps_ = 0, late_sleeps_ = 0;
+  uint64_t sleeps_ = 0, late_sleeps_ = 0, late_yields_ = 0;
+  uint32_t sleep_turns_ = 0;  // windows left to sleep through after a late yield
 };
 
 }  // namespace storebench::driver

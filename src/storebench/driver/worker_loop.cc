@@ -53,6 +53,7 @@ class Loop {
     }
     a_.progress->sleeps.store(waiter_.sleeps(), std::memory_order_relaxed);
     a_.progress->late_sleeps.store(waiter_.late_sleeps(), std::memory_order_relaxed);
+    a_.progress->late_yields.store(waiter_.late_yields(), std::memory_order_relaxed);
     a_.progress->max_spin_window_ns.store(waiter_.max_window_ns(), std::memory_order_relaxed);
   }
 

@@ -50,7 +50,7 @@ struct alignas(64) WorkerProgress {
   // Its time on a CPU since the thread began, when it ended (the reporter's
   // last CPU account reads it after the thread is gone: cpu_account.h).
   std::atomic<uint64_t> cpu_at_end_ns{0};
-  std::atomic<uint64_t> sleeps{0}, late_sleeps{0}, max_spin_window_ns{0};  // the wait policy, set at the end
+  std::atomic<uint64_t> sleeps{0}, late_sleeps{0}, late_yields{0}, max_spin_window_ns{0};  // the wait policy, set at the end
   std::atomic<uint64_t> finished_ns{0};  // Clock ns when its loop ended (after its last op completed)
   std::atomic<bool> done{false};
 };

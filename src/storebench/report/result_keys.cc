@@ -87,6 +87,9 @@ constexpr ResultKey kKeys[] = {
     {"workers.involuntary_switches", kValue, "the workers' involuntary context switches"},
     {"workers.wait.sleeps", kValue, "open loop: waits for an arrival that slept"},
     {"workers.wait.late_sleeps", kValue, "open loop: sleeps that woke after the arrival they waited for"},
+    {"workers.wait.late_yields", kValue, "open loop, as many workers as CPUs: yielding stretches that ended later than "
+                                         "the spin window (a busy neighbour ran first); each made the worker sleep "
+                                         "through its next 256 windows"},
     {"workers.wait.max_spin_window_ns", kValue, "open loop: the widest gap --wait adaptive stayed awake for"},
     {"platform.cpu_held", kCpuHeld, "who held the CPU during the measured window"},
     {"platform.unsteady", kValue, "true when the platform ran below 0.8 of its calibrated speed for more than 5% of "
@@ -95,7 +98,7 @@ constexpr ResultKey kKeys[] = {
     {"platform.meter.cost_share_of_cpu", kValue, "that, as a share of one CPU over the measured window"},
     {"platform.meter.cpus", kValue, "CPUs the meter ran on (one thread each, pinned: the workers' CPUs)"},
     {"platform.meter.period_ns", kValue, "how often each meter thread wakes and runs its units"},
-    {"platform.meter.cpu_unit_ns", kValue, "the integer unit's calibrated (nominal) time"},
+    {"platform.meter.cpu_unit_ns", kValue, "the integer unit's calibrated (nominal) time, each meter on its own CPU: the slowest CPU's"},
     {"platform.meter.memory_unit_ns", kValue, "the memory unit's calibrated time"},
     {"platform.meter.contention_unit_ns", kValue, "the contention unit's calibrated time (tree searches and an ALU "
                                                    "loop, geometric mean)"},
