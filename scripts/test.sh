@@ -2,8 +2,9 @@
 # The whole test suite: install what is missing, then build and run every test
 # in the release build, again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # and the concurrency tests under ThreadSanitizer. Every stage runs even when
-# an earlier one failed; each prints its result and wall time, and the script
-# exits non-zero when any stage failed.
+# an earlier one failed; each prints its result and wall time, the tests it
+# skipped with their reasons (scripts/skip_summary.py), and the script exits
+# non-zero when any stage failed.
 #
 #   scripts/test.sh --quick   the daily loop: the release build and its
 #                             in-process tests (label "unit"), no set-up, no
@@ -25,6 +26,7 @@ jobs=$(nproc)
 
 failed=()
 summary=()
+skipped=()
 stage() {  # stage NAME PRESET [BUILD ARGS...]
   local name=$1 preset=$2 rc=0 t0=$SECONDS
   shift 2
@@ -36,12 +38,15 @@ stage() {  # stage NAME PRESET [BUILD ARGS...]
   fi
   local took=$((SECONDS - t0))
   if ((rc == 0)); then summary+=("$name: passed in ${took} s"); else summary+=("$name: FAILED in ${took} s"); failed+=("$name"); fi
+  skipped+=("$(scripts/skip_summary.py "build/$preset" "$name")")
 }
 
 stage "release: all tests" release
 stage "asan+ubsan: all tests" asan
 stage "tsan: concurrency tests" tsan --target concurrency_tests
 
+echo "== skipped tests (each with the reason it gave)"
+printf '%s\n' "${skipped[@]}"
 echo "== stages"
 printf '%s\n' "${summary[@]}"
 if ((${#failed[@]})); then
