@@ -456,7 +456,10 @@ TEST(Dispatch, SharedArrivalsGoToTheWorkerThatIsFree) {
   // Partitioned: the stalled worker's own arrivals wait out its stall.
   EXPECT_GT(partitioned.total->AllResponse().ValueAtPercentile(99), 150'000'000u);
   // Shared: the other worker serves them; only the op the stall caught waits.
-  EXPECT_LT(shared.total->AllResponse().ValueAtPercentile(99), 50'000'000u);
+  // Half the partitioned bound: under ThreadSanitizer beside a busy CPU the
+  // shared p99 once reached 51.7 ms (the free worker alone carries 70% of
+  // its capacity), while a partitioned p99 holds the 300 ms stall.
+  EXPECT_LT(shared.total->AllResponse().ValueAtPercentile(99), 75'000'000u);
   EXPECT_GT(shared.total->AllResponse().max(), 150'000'000u);  // that op is not hidden
   // No arrival is lost either way.
   EXPECT_NEAR(static_cast<double>(shared.total->ops() + shared.unstarted + shared.unfinished), 1400.0, 2.0);
