@@ -30,7 +30,20 @@ struct NullShared {
   NullOptions options;
   uint64_t epoch_ns = 0;  // stalls are placed relative to this instant
   double work_per_ns = 0;  // --service-time work: iterations of DoWork per ns, calibrated in BeforeRun()
+  std::vector<uint32_t> walk;  // --service-time walk: the ring (NullWalkRing) and its steps per ns
+  double walk_per_ns = 0;
 };
+
+constexpr uint32_t kLineWords = 16;                  // uint32_t per cache line
+constexpr uint32_t kWalkLines = (64u << 20) / 64;  // 64 MiB of lines
+
+// `steps` dependent loads along the ring from *pos (left at the last line read).
+void DoWalk(const std::vector<uint32_t>& ring, uint64_t steps, uint32_t* pos) {
+  uint32_t p = *pos;
+  for (uint64_t i = 0; i < steps; ++i) p = ring[p];
+  asm volatile("" : : "r"(p));  // the loads happen even where *pos is not read again
+  *pos = p;
+}
 
 // A dependent multiply/xorshift chain: work that takes as long as the CPU is slow.
 uint64_t DoWork(uint64_t iterations) {
@@ -44,17 +57,17 @@ uint64_t DoWork(uint64_t iterations) {
   return x;
 }
 
-// Iterations per ns on this CPU as it runs now: the fastest of several tries.
-double CalibrateWork() {
+// Units of `run(n)` per ns on this CPU as it runs now: the fastest of several tries of `n`.
+template <typename Run>
+double UnitsPerNs(uint64_t n, Run run) {
   const Clock& clock = Clock::Default();
-  constexpr uint64_t kIterations = 200'000;
   uint64_t best = UINT64_MAX;
   for (int i = 0; i < 15; ++i) {
     const uint64_t t0 = clock.NowNs();
-    DoWork(kIterations);
+    run(n);
     best = std::min(best, clock.NowNs() - t0);
   }
-  return static_cast<double>(kIterations) / static_cast<double>(std::max<uint64_t>(best, 1));
+  return static_cast<double>(n) / static_cast<double>(std::max<uint64_t>(best, 1));
 }
 
 class NullWorker : public Worker {
@@ -63,7 +76,8 @@ class NullWorker : public Worker {
       : shared_(shared), clock_(Clock::Default()), qd_(context.queue_depth),
         stalls_(shared->options.stall_ns && (shared->options.stall_worker < 0 ||
                                               shared->options.stall_worker == context.index)),
-        random_(workload::Random::SeedFor(context.seed, 0x6e756c6c)) {}
+        random_(workload::Random::SeedFor(context.seed, 0x6e756c6c)),
+        walk_pos_(static_cast<uint32_t>(context.index % kWalkLines) * kLineWords) {}
 
   SubmitResult Submit(uint64_t tag, Completion* out) override {
     const NullOptions& o = shared_->options;
@@ -89,6 +103,10 @@ class NullWorker : public Worker {
       }
       case NullOptions::Service::kWork:
         DoWork(static_cast<uint64_t>(static_cast<double>(ServiceNs(clock_.NowNs())) * shared_->work_per_ns));
+        break;
+      case NullOptions::Service::kWalk:
+        DoWalk(shared_->walk, static_cast<uint64_t>(static_cast<double>(ServiceNs(clock_.NowNs())) * shared_->walk_per_ns),
+               &walk_pos_);
         break;
     }
     out->tag = tag;
@@ -152,6 +170,7 @@ class NullWorker : public Worker {
   int qd_;
   bool stalls_;
   workload::Random random_;
+  uint32_t walk_pos_;  // where this worker's walk goes on from
   std::deque<Pending> queue_;
   uint64_t ops_ = 0;
 };
@@ -212,7 +231,12 @@ class NullBackend : public Backend {
     return Status::Ok();
   }
   Status BeforeRun() override {
-    if (shared_.options.service == NullOptions::Service::kWork) shared_.work_per_ns = CalibrateWork();
+    if (shared_.options.service == NullOptions::Service::kWork) shared_.work_per_ns = UnitsPerNs(200'000, DoWork);
+    if (shared_.options.service == NullOptions::Service::kWalk && shared_.walk.empty()) {
+      shared_.walk = NullWalkRing(kWalkLines, 0x77616c6b);
+      uint32_t pos = 0;
+      shared_.walk_per_ns = UnitsPerNs(20'000, [&](uint64_t n) { DoWalk(shared_.walk, n, &pos); });
+    }
     shared_.epoch_ns = Clock::Default().NowNs();
     return Status::Ok();
   }
@@ -232,6 +256,7 @@ class NullBackend : public Backend {
                                    : o.service == NullOptions::Service::kSpin ? "spin"
                                    : o.service == NullOptions::Service::kSleep ? "sleep"
                                    : o.service == NullOptions::Service::kWork  ? "work"
+                                   : o.service == NullOptions::Service::kWalk  ? "walk"
                                                                                : "spin-exp");
     out->Gauge({"null", "slow_factor"}, o.slow_factor, measure::Unit::kRatio, measure::MergeRule::kSame);
     out->Gauge({"null", "slow_ns"}, static_cast<double>(o.slow_ns), measure::Unit::kNanoseconds,
@@ -264,18 +289,19 @@ Status SetServiceTime(NullOptions& o, const std::string& text) {
   o.service_ns = 0;
   if (text == "0") return Status::Ok();
   constexpr const char* kForm =
-      "--service-time: expected 0, spin:DURATION, sleep:DURATION, spin-exp:MEAN or work:DURATION (e.g. spin:200ns, "
-      "sleep:1ms, spin-exp:20us, work:20us)";
+      "--service-time: expected 0, spin:DURATION, sleep:DURATION, spin-exp:MEAN, work:DURATION or walk:DURATION (e.g. "
+      "spin:200ns, sleep:1ms, spin-exp:20us, work:20us, walk:20us)";
   auto colon = text.find(':');
   std::string mode = colon == std::string::npos ? "" : text.substr(0, colon);
   auto ns = colon == std::string::npos ? StatusOr<uint64_t>(Status::InvalidArgument(""))
                                        : ParseDurationNs(text.substr(colon + 1), "--service-time");
-  if ((mode != "spin" && mode != "sleep" && mode != "spin-exp" && mode != "work") || !ns.ok() ||
+  if ((mode != "spin" && mode != "sleep" && mode != "spin-exp" && mode != "work" && mode != "walk") || !ns.ok() ||
       (mode == "spin-exp" && *ns == 0))
     return Status::InvalidArgument(fmt::format("{}; got '{}'", kForm, text));
   o.service = mode == "spin"       ? NullOptions::Service::kSpin
               : mode == "sleep"    ? NullOptions::Service::kSleep
               : mode == "work"     ? NullOptions::Service::kWork
+              : mode == "walk"     ? NullOptions::Service::kWalk
                                    : NullOptions::Service::kSpinExponential;
   o.service_ns = *ns;
   return Status::Ok();
@@ -344,8 +370,9 @@ const OptionTable<NullOptions>& NullOptionTable() {
     OptionTable<NullOptions> t("backend 'null'");
     t.Custom({"service-time", OptionType::kText,
               "null: time each op takes (spin-exp: exponential with that mean; work: CPU work calibrated to take that "
-              "long, so a slow CPU stretches it)",
-              "0", {}, "", "0 | spin:DURATION | sleep:DURATION | spin-exp:MEAN | work:DURATION"},
+              "long, so a slow CPU stretches it; walk: dependent loads from a 64 MiB buffer calibrated the same way, "
+              "so slow memory stretches it)",
+              "0", {}, "", "0 | spin:DURATION | sleep:DURATION | spin-exp:MEAN | work:DURATION | walk:DURATION"},
              SetServiceTime)
         .Custom({"slow", OptionType::kText,
                  "null: service time FACTOR times longer for the first LENGTH of every PERIOD (capacity that drops now "
@@ -369,6 +396,17 @@ const OptionTable<NullOptions>& NullOptionTable() {
     return t;
   }();
   return table;
+}
+
+std::vector<uint32_t> NullWalkRing(uint32_t lines, uint64_t seed) {
+  // Sattolo's shuffle: a random permutation that is one cycle through every line.
+  std::vector<uint32_t> order(lines);
+  for (uint32_t i = 0; i < lines; ++i) order[i] = i;
+  workload::Random rng(seed);
+  for (uint32_t i = lines - 1; i > 0; --i) std::swap(order[i], order[rng() % i]);
+  std::vector<uint32_t> ring(static_cast<size_t>(lines) * kLineWords, 0);
+  for (uint32_t i = 0; i < lines; ++i) ring[static_cast<size_t>(i) * kLineWords] = order[i] * kLineWords;
+  return ring;
 }
 
 bool InSlowPart(const NullOptions& o, uint64_t since_epoch_ns) {

@@ -12,17 +12,27 @@
 // threads that serve requests.
 #pragma once
 
+#include <vector>
+
 #include "storebench/backend/backend.h"
 
 namespace storebench::backend {
 
 BackendInfo NullBackendInfo();
 
+// The walk service's ring (exposed for tests): `lines` entries 16 uint32_t (a
+// cache line) apart, each holding the index of the next, in one random cycle
+// through every line.
+std::vector<uint32_t> NullWalkRing(uint32_t lines, uint64_t seed);
+
 // Parsed null-backend options (exposed for tests).
 struct NullOptions {
   // kWork: a fixed amount of CPU work calibrated at start-up to take service_ns,
   // so that a slow or stolen CPU stretches it as it stretches an engine's own work.
-  enum class Service { kZero, kSpin, kSleep, kSpinExponential, kWork } service = Service::kZero;
+  // kWalk: a fixed number of dependent loads from random lines of a 64 MiB
+  // buffer (far larger than the caches), calibrated the same way: a service
+  // bound by the memory's latency, which a neighbour loading the memory stretches.
+  enum class Service { kZero, kSpin, kSleep, kSpinExponential, kWork, kWalk } service = Service::kZero;
   uint64_t service_ns = 0;       // the fixed time, or the mean of the exponential one
   double slow_factor = 1;        // service time × this during the slow part of each slow period
   uint64_t slow_ns = 0;          // 0 = no slowdown

@@ -31,6 +31,30 @@ TEST(NullOptions, ServiceTimeForms) {
   }
 }
 
+TEST(NullOptions, TheWalkServiceIsOneCycleThroughEveryLine) {
+  auto walk = Parse({{"service-time", "walk:20us"}});
+  ASSERT_TRUE(walk.ok()) << walk.status().message();
+  EXPECT_EQ(walk->service, NullOptions::Service::kWalk);
+  EXPECT_EQ(walk->service_ns, 20'000u);
+  auto bad = Parse({{"service-time", "walk:"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("walk:DURATION"), std::string::npos) << bad.status().message();
+
+  // Every load lands on a line of its own until the walk has read them all.
+  constexpr uint32_t kLines = 4096, kWords = 16;
+  const std::vector<uint32_t> ring = NullWalkRing(kLines, 3);
+  ASSERT_EQ(ring.size(), size_t{kLines} * kWords);
+  std::vector<bool> seen(kLines, false);
+  uint32_t p = 0;
+  for (uint32_t i = 0; i < kLines; ++i) {
+    ASSERT_EQ(p % kWords, 0u);
+    ASSERT_FALSE(seen[p / kWords]) << "line " << p / kWords << " again after " << i << " loads";
+    seen[p / kWords] = true;
+    p = ring[p];
+  }
+  EXPECT_EQ(p, 0u);  // and back where it began
+}
+
 TEST(NullOptions, SlowForms) {
   auto none = Parse({});
   ASSERT_TRUE(none.ok());
