@@ -64,6 +64,47 @@ uint64_t ThreadCpuNs() {
 
 }  // namespace
 
+void NominalAndNoise(std::vector<uint64_t> runs, size_t group, uint64_t* nominal_ns, double* noise) {
+  *nominal_ns = 1;
+  *noise = 0;
+  if (runs.empty()) return;
+  std::vector<uint64_t> sorted = runs;
+  std::sort(sorted.begin(), sorted.end());
+  *nominal_ns = std::max<uint64_t>(1, sorted[sorted.size() / 10]);
+  group = std::max<size_t>(group, 1);
+  for (size_t g = 0; g + group <= runs.size(); g += group) {
+    const uint64_t fastest = *std::min_element(runs.begin() + static_cast<long>(g), runs.begin() + static_cast<long>(g + group));
+    const double speed = std::min(1.0, static_cast<double>(*nominal_ns) / static_cast<double>(std::max<uint64_t>(fastest, 1)));
+    *noise = std::max(*noise, 1 - speed);
+  }
+  *noise = std::min(*noise, kMaxNoise);
+}
+
+StopReader::StopReader(uint64_t wakeup_base_ns)
+    : base_ns_(wakeup_base_ns), cpu_stat_path_(KernelPlatform().cpu_stat_path()) {
+  Read(&wait_seen_, &throttled_seen_);
+}
+
+void StopReader::Read(uint64_t* waited_ns, uint64_t* throttled_ns) {
+  const uint64_t wait_now = OwnThreadSched().runqueue_wait_ns, throttled_now = ReadThrottledNs(cpu_stat_path_);
+  *waited_ns = wait_now > wait_seen_ ? wait_now - wait_seen_ : 0;
+  *throttled_ns = throttled_now > throttled_seen_ ? throttled_now - throttled_seen_ : 0;
+  wait_seen_ = wait_now;
+  throttled_seen_ = throttled_now;
+}
+
+uint64_t StopReader::StopOf(uint64_t late_ns) {
+  uint64_t waited = 0, quota = 0;
+  if (late_ns <= base_ns_ + kLateNs) {
+    if (++quiet_ == kRefreshWakes) quiet_ = 0, Read(&waited, &quota);
+    return 0;
+  }
+  quiet_ = 0;
+  Read(&waited, &quota);
+  const uint64_t beyond = late_ns - base_ns_;
+  return std::min(beyond, (beyond > waited ? beyond - waited : 0) + std::min(waited, quota));
+}
+
 struct PlatformMeter::Ring {
   static constexpr size_t kSize = 4096;  // 164 s of ticks at 40 ms: the reporter drains every 20 ms
   std::vector<MeterTick, measure::ZeroedAllocator<MeterTick>> ticks = decltype(ticks)(kSize);
@@ -200,7 +241,6 @@ PlatformMeter::PlatformMeter(std::vector<int> cpus, uint64_t period_ns, uint64_t
   walk_.assign(static_cast<size_t>(kWalkSteps) * kWalkStride, 0);
   for (uint32_t i = 0; i < kWalkSteps; ++i)
     walk_[static_cast<size_t>(order[i]) * kWalkStride] = order[(i + 1) % kWalkSteps] * kWalkStride;
-  cpu_stat_path_ = KernelPlatform().cpu_stat_path();
 }
 
 PlatformMeter::~PlatformMeter() { Stop(); }
@@ -214,11 +254,10 @@ UnitTimes PlatformMeter::Calibrate() const {
     mem[i] = RunMemoryUnit(walk_.data(), kWalkSteps, 0);
     contention[i] = RunContentionUnit();
   }
-  std::sort(cpu.begin(), cpu.end());
+  UnitTimes u;
+  NominalAndNoise(cpu, kCpuReps, &u.cpu_unit_ns, &u.cpu_noise);
   std::sort(mem.begin(), mem.end());
   std::sort(contention.begin(), contention.end());
-  UnitTimes u;
-  u.cpu_unit_ns = std::max<uint64_t>(1, cpu[kCalibrationReps / 10]);
   u.mem_unit_ns = std::max<uint64_t>(1, mem[kCalibrationReps / 10]);
   u.contention_unit_ns = std::max<uint64_t>(1, contention[kCalibrationReps / 10]);
   return u;
@@ -237,6 +276,7 @@ void PlatformMeter::Start() {
     slowest.cpu_unit_ns = std::max(slowest.cpu_unit_ns, u.cpu_unit_ns);
     slowest.mem_unit_ns = std::max(slowest.mem_unit_ns, u.mem_unit_ns);
     slowest.contention_unit_ns = std::max(slowest.contention_unit_ns, u.contention_unit_ns);
+    slowest.cpu_noise = std::max(slowest.cpu_noise, u.cpu_noise);
   }
 }
 
@@ -262,23 +302,14 @@ void PlatformMeter::Loop(size_t i) {
   calibrated_.fetch_add(1, std::memory_order_release);
   calibrated_.notify_all();
   const measure::Clock& clock = measure::Clock::Default();
-  uint64_t wait_seen = OwnThreadSched().runqueue_wait_ns, throttled_seen = ReadThrottledNs(cpu_stat_path_);
+  StopReader stops(cal_.wakeup_base_ns);
   uint64_t intended = clock.NowNs() + period_ns_;
   while (!stop_.load(std::memory_order_relaxed)) {
     measure::SleepUntil(clock, intended);
     const uint64_t woke = clock.NowNs();
     MeterTick t;
     t.woke_ns = woke;
-    const uint64_t late = woke > intended ? woke - intended : 0;
-    if (late > cal_.wakeup_base_ns + kLateNs) {
-      const uint64_t wait_now = OwnThreadSched().runqueue_wait_ns, throttled_now = ReadThrottledNs(cpu_stat_path_);
-      const uint64_t waited = wait_now > wait_seen ? wait_now - wait_seen : 0;
-      const uint64_t quota = throttled_now > throttled_seen ? throttled_now - throttled_seen : 0;
-      wait_seen = wait_now;
-      throttled_seen = throttled_now;
-      const uint64_t beyond = late - cal_.wakeup_base_ns;
-      t.stopped_ns = std::min(beyond, (beyond > waited ? beyond - waited : 0) + std::min(waited, quota));
-    }
+    t.stopped_ns = stops.StopOf(woke > intended ? woke - intended : 0);
     uint64_t c = RunCpuUnit(kCpuIterations);
     for (int r = 1; r < kCpuReps; ++r) c = std::min(c, RunCpuUnit(kCpuIterations));
     const uint64_t m = RunMemoryUnit(walk_.data(), kWalkSteps, 0);

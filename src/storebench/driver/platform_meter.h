@@ -22,7 +22,12 @@
 //
 // Definitions (per meter thread, i.e. per CPU; MeterTick):
 //   speed  nominal integer unit / measured, capped at 1: the rate at which the
-//          CPU did work while the meter had it. Applies to the span since the
+//          CPU did work while the meter had it; 1 when less than
+//          kCountedSlowdown (2%) or the unit's own noise measured at
+//          calibration (UnitTimes::cpu_noise) below 1, so that near saturation
+//          the steady-platform client does not turn the meter's scatter into a
+//          platform share (on an idle machine here single ticks read down to
+//          0.96-0.99, run means 0.9955-0.9998). Applies to the span since the
 //          previous tick, less the stop below.
 //   stop   the part of a wake-up's lateness in which the platform did not run
 //          the meter although it was due: lateness − the start-up median
@@ -60,6 +65,35 @@ struct MeterTick {
   uint32_t contention_unit_ns = 0;             // the contention unit's (faster repetition)
 };
 
+// The stop a late wake-up shows (the definition above), for a thread that
+// sleeps to a pace: the meter's threads and the hiccup meter (hiccup.h). It
+// reads the thread's own run-queue wait and the cgroup's throttled time when
+// a wake-up is late, and every kRefreshWakes wake-ups otherwise, so that what
+// the thread waited long before a late wake-up is not subtracted from it.
+class StopReader {
+ public:
+  static constexpr int kRefreshWakes = 64;
+  explicit StopReader(uint64_t wakeup_base_ns);
+  // The stop in a wake-up `late_ns` after it was due (0 when it was not late).
+  uint64_t StopOf(uint64_t late_ns);
+
+ private:
+  void Read(uint64_t* waited_ns, uint64_t* throttled_ns);
+  uint64_t base_ns_;
+  std::string cpu_stat_path_;  // the process's cgroup cpu.stat ("" = none)
+  uint64_t wait_seen_ = 0, throttled_seen_ = 0;
+  int quiet_ = 0;
+};
+
+// A unit's nominal time and its noise from calibration runs (in run order):
+// the 10th percentile, and 1 − the slowest nominal / (fastest of each group
+// of `group` runs), at most kMaxNoise (a CPU so unsteady at start-up that
+// more would hide real slowdowns).
+inline constexpr double kMaxNoise = 0.05;
+// The smallest slowdown of the integer unit that counts (definition of speed above).
+inline constexpr double kCountedSlowdown = 0.02;
+void NominalAndNoise(std::vector<uint64_t> runs, size_t group, uint64_t* nominal_ns, double* noise);
+
 // The two units. Exposed for calibration tests and bench/.
 uint64_t RunCpuUnit(uint32_t iterations);
 uint64_t RunMemoryUnit(const uint32_t* ring, uint32_t steps, uint32_t start);
@@ -69,6 +103,10 @@ uint64_t RunAluUnit(uint32_t iterations);
 // The units' nominal times on one CPU.
 struct UnitTimes {
   uint64_t cpu_unit_ns = 0, mem_unit_ns = 0, contention_unit_ns = 0;
+  // The integer unit's own noise on a calm CPU: 1 − the slowest speed that a
+  // tick (the fastest of kCpuReps runs) read among the calibration's runs
+  // taken in groups of kCpuReps. A tick within it reads speed 1.
+  double cpu_noise = 0;
 };
 
 struct MeterCalibration : UnitTimes {  // the slowest CPU's nominal times (reported)
@@ -125,7 +163,6 @@ class PlatformMeter {
   std::vector<uint32_t> walk_;  // the memory unit's ring of indices
   std::atomic<bool> stop_{false};
   std::atomic<size_t> calibrated_{0};  // threads that have written their cal_.per_meter entry
-  std::string cpu_stat_path_;   // the process's cgroup cpu.stat, for throttled time ("" = none)
 };
 
 }  // namespace storebench::driver

@@ -54,9 +54,11 @@ void PlatformTimeline::Add(size_t i, const MeterTick& t) {
   Meter& m = meters_[i];
   if (t.woke_ns <= m.last_ns) return;
   const uint64_t span = t.woke_ns - m.last_ns;
-  const uint64_t stop = std::min(t.stopped_ns, span);
+  uint64_t stop = std::min(t.stopped_ns, span);
+  if (stop) stop = t.woke_ns - StopBegin(t.woke_ns - stop, m.last_ns);
   const UnitTimes& cal = cal_.of(i);
-  const double speed = t.cpu_unit_ns ? std::min(1.0, static_cast<double>(cal.cpu_unit_ns) / t.cpu_unit_ns) : 1.0;
+  const double unit_speed = t.cpu_unit_ns ? std::min(1.0, static_cast<double>(cal.cpu_unit_ns) / t.cpu_unit_ns) : 1.0;
+  const double speed = unit_speed > 1 - std::max(cal.cpu_noise, kCountedSlowdown) ? 1.0 : unit_speed;
   const double mem = t.mem_unit_ns ? std::min(1.0, static_cast<double>(cal.mem_unit_ns) / t.mem_unit_ns) : 1.0;
   const double contention =
       t.contention_unit_ns ? std::min(1.0, static_cast<double>(cal.contention_unit_ns) / t.contention_unit_ns) : 1.0;
@@ -70,11 +72,23 @@ void PlatformTimeline::Add(size_t i, const MeterTick& t) {
   window_.stopped_ns += stop;
   window_.work_ns += static_cast<uint64_t>(run_work);
   window_.slow_ns += stop + (speed < kSlowSpeed ? span - stop : 0);
-  window_.speed_min = MinSpeed(window_.speed_min, speed);
+  window_.speed_min = MinSpeed(window_.speed_min, unit_speed);
   window_.memory_speed_min = MinSpeed(window_.memory_speed_min, mem);
   window_.contention_work_ns += static_cast<uint64_t>(contention * static_cast<double>(span - stop));
   window_.contention_speed_min = MinSpeed(window_.contention_speed_min, contention);
   ++window_.ticks;
+}
+
+void PlatformTimeline::AddStop(uint64_t begin_ns, uint64_t end_ns) {
+  if (end_ns > begin_ns) stops_.emplace_back(begin_ns, end_ns);
+}
+
+uint64_t PlatformTimeline::StopBegin(uint64_t from, uint64_t not_before) const {
+  uint64_t begin = from;
+  // Newest first; the hiccup meter's stops end in time order, so none before the first that ended by `from` overlaps.
+  for (auto it = stops_.rbegin(); it != stops_.rend() && it->second > from; ++it)
+    if (it->first < begin) begin = it->first;  // began earlier and lasted into the tick's stop
+  return std::max(begin, not_before);
 }
 
 double PlatformTimeline::WorkOf(const Meter& m, uint64_t t) const {
@@ -104,6 +118,9 @@ uint64_t PlatformTimeline::covered_ns() const {
 }
 
 void PlatformTimeline::PruneBefore(uint64_t t_ns) {
+  // A stop still matters to a tick whose own stop it could have begun (no tick spans more than a few seconds).
+  const uint64_t keep_from = t_ns > 60'000'000'000 ? t_ns - 60'000'000'000 : 0;
+  std::erase_if(stops_, [&](const auto& s) { return s.second < keep_from; });
   for (Meter& m : meters_) {
     // Keep the last point at or before t_ns: it anchors the interpolation.
     while (m.head + 1 < m.points.size() && m.points[m.head + 1].t_ns <= t_ns) ++m.head;

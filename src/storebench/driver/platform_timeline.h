@@ -8,11 +8,18 @@
 // at speed s (capped at 1), covers the span from the previous tick's wake-up
 // p to w: speed s over [p, w − S), speed 0 over [w − S, w). Time before the
 // first tick or after the last runs at speed 1 (nothing measured it).
+// A meter at 40 ms sees a stop only from when its tick was due: one that
+// began while it slept is placed by the hiccup meter's stops (hiccup.h, at
+// 1 ms; AddStop()): when one of them began before the tick's stop and lasted
+// into it, the platform stopped both threads at once, and the tick's stop
+// starts where the hiccup meter's did (not before p). The hiccup meter's
+// stops must be added before the ticks they place.
 // Thread-safety: one thread (the reporter) uses a timeline.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "storebench/driver/kernel_platform.h"
@@ -66,6 +73,8 @@ class PlatformTimeline {
 
   // Appends meter i's next tick (in its time order).
   void Add(size_t meter, const MeterTick& t);
+  // A stop the hiccup meter saw, [begin_ns, end_ns) (in its time order).
+  void AddStop(uint64_t begin_ns, uint64_t end_ns);
   // Work (ns at nominal speed) CPU `cpu` could do in [a, b]; a CPU without a
   // meter of its own (or -1) gets the mean over the meters.
   double Work(int cpu, uint64_t a, uint64_t b) const;
@@ -89,9 +98,13 @@ class PlatformTimeline {
     size_t head = 0;
   };
   double WorkOf(const Meter& m, uint64_t t) const;  // cumulative work at t
+  // Where a tick's stop that the meter saw from `from` began, once the hiccup
+  // meter's stops place it (not before `not_before`, the previous tick).
+  uint64_t StopBegin(uint64_t from, uint64_t not_before) const;
 
   MeterCalibration cal_;
   std::vector<Meter> meters_;
+  std::vector<std::pair<uint64_t, uint64_t>> stops_;  // the hiccup meter's, [begin, end)
   PlatformFigures window_;
 };
 

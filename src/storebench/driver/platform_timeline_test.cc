@@ -33,6 +33,73 @@ TEST(PlatformTimeline, AStopIsWorkTheCpuCouldNotDo) {
   EXPECT_EQ(t.covered_ns(), 20 * kMs);
 }
 
+// A stop that began while the meter slept (a 40 ms tick due at 40 ms woke at
+// 62 ms: it saw 22 ms) is placed by the hiccup meter's stop [25, 62) ms, which
+// began earlier and lasted into it: the CPU did no work from 25 ms. A hiccup
+// stop that ended before the tick's began, or one that began later, moves
+// nothing; and no stop reaches back before the previous tick.
+TEST(PlatformTimeline, TheHiccupMetersStopPlacesWhereAStopBegan) {
+  PlatformTimeline t({0}, Cal(), 0);
+  t.AddStop(25 * kMs, 62 * kMs);
+  t.Add(0, Tick(62 * kMs, 22 * kMs));
+  EXPECT_DOUBLE_EQ(t.Work(0, 0, 25 * kMs), 25.0 * kMs);
+  EXPECT_DOUBLE_EQ(t.Work(0, 25 * kMs, 62 * kMs), 0.0);
+  EXPECT_EQ(t.TakeWindow().stopped_ns, 37 * kMs);
+
+  t.AddStop(70 * kMs, 75 * kMs);  // ended before the next stop began
+  t.AddStop(95 * kMs, 100 * kMs);  // began inside it
+  t.Add(0, Tick(102 * kMs, 20 * kMs));  // the meter saw [82, 102)
+  EXPECT_DOUBLE_EQ(t.Work(0, 62 * kMs, 82 * kMs), 20.0 * kMs);
+  EXPECT_EQ(t.TakeWindow().stopped_ns, 20 * kMs);
+
+  PlatformTimeline u({0}, Cal(), 0);
+  u.Add(0, Tick(10 * kMs));
+  u.AddStop(0, 30 * kMs);  // began before the previous tick
+  u.Add(0, Tick(30 * kMs, 5 * kMs));
+  EXPECT_DOUBLE_EQ(u.Work(0, 10 * kMs, 30 * kMs), 0.0);
+  EXPECT_DOUBLE_EQ(u.Work(0, 0, 10 * kMs), 10.0 * kMs);
+}
+
+// A tick within 2% of its nominal time, or within the unit's own noise at
+// calibration when that is larger, is the meter's scatter, not a slower
+// platform: its span counts at speed 1. The slowest unit is still reported as
+// measured.
+TEST(PlatformTimeline, TheMetersOwnScatterReadsAsFullSpeed) {
+  PlatformTimeline t({0}, Cal(), 0);
+  t.Add(0, Tick(10 * kMs, 0, kNominal * 1015 / 1000));
+  EXPECT_DOUBLE_EQ(t.Work(0, 0, 10 * kMs), 10.0 * kMs);
+  EXPECT_NEAR(t.TakeWindow().speed_min, 1000.0 / 1015, 1e-9);
+  t.Add(0, Tick(20 * kMs, 0, kNominal * 1025 / 1000));  // 2.4% slow: counts
+  EXPECT_NEAR(t.Work(0, 10 * kMs, 20 * kMs), 10.0 * kMs * 1000 / 1025, 1.0);
+
+  MeterCalibration noisy = Cal();
+  noisy.cpu_noise = 0.04;
+  PlatformTimeline u({0}, noisy, 0);
+  u.Add(0, Tick(10 * kMs, 0, kNominal * 1035 / 1000));
+  EXPECT_DOUBLE_EQ(u.Work(0, 0, 10 * kMs), 10.0 * kMs);
+  u.Add(0, Tick(20 * kMs, 0, kNominal * 2));
+  EXPECT_DOUBLE_EQ(u.Work(0, 10 * kMs, 20 * kMs), 5.0 * kMs);
+}
+
+// The nominal time is the calibration's 10th percentile; the noise is how far
+// below 1 the slowest group's fastest run reads, capped at kMaxNoise.
+TEST(PlatformMeter, CalibrationGivesTheNominalTimeAndTheUnitsNoise) {
+  std::vector<uint64_t> runs;
+  for (int g = 0; g < 16; ++g)
+    for (int r = 0; r < 4; ++r) runs.push_back(r == 0 ? 1000 : 1100);  // every group's fastest is 1000
+  runs[4 * 7] = 1030;  // group 7's fastest run is 3% slower than nominal
+  uint64_t nominal = 0;
+  double noise = 0;
+  NominalAndNoise(runs, 4, &nominal, &noise);
+  EXPECT_EQ(nominal, 1000u);
+  EXPECT_NEAR(noise, 1 - 1000.0 / 1030, 1e-12);
+  for (int g = 0; g < 16; ++g) runs[4 * g] = 1100;  // no fast run at all: the nominal is 1100
+  runs[0] = 5000, runs[1] = runs[2] = runs[3] = 5000;  // one group 4.5x slow
+  NominalAndNoise(runs, 4, &nominal, &noise);
+  EXPECT_EQ(nominal, 1100u);
+  EXPECT_DOUBLE_EQ(noise, kMaxNoise);
+}
+
 // A unit that took twice its nominal time: the span before it ran at half speed.
 TEST(PlatformTimeline, ASlowUnitHalvesTheWorkOfItsSpan) {
   PlatformTimeline t({0}, Cal(), 0);

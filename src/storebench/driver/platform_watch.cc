@@ -13,12 +13,23 @@ void PlatformWatch::Start(std::vector<int> cpus, uint64_t period_ns, uint64_t wa
   timeline_.emplace(std::move(meter_cpus), meter_->calibration(), now_ns);
 }
 
-void PlatformWatch::Drain() {
+void PlatformWatch::Drain(bool final) {
   if (!meter_) return;
+  // The hiccup meter's stops first, read after the instant they are complete to.
+  uint64_t seen = UINT64_MAX;
+  if (hiccups_) {
+    seen = final ? UINT64_MAX : hiccups_->seen_until_ns();
+    stops_.clear();
+    hiccups_->TakeStops(&stops_);
+    for (const HiccupMeter::StopSpan& s : stops_) timeline_->AddStop(s.begin_ns, s.end_ns);
+  }
+  pending_.resize(meter_->cpus());
   for (size_t i = 0; i < meter_->cpus(); ++i) {
-    ticks_.clear();
-    meter_->TakeTicks(i, &ticks_);
-    for (const MeterTick& t : ticks_) timeline_->Add(i, t);
+    std::vector<MeterTick>& ticks = pending_[i];
+    meter_->TakeTicks(i, &ticks);
+    size_t n = 0;
+    for (; n < ticks.size() && (ticks[n].stopped_ns == 0 || ticks[n].woke_ns <= seen); ++n) timeline_->Add(i, ticks[n]);
+    ticks.erase(ticks.begin(), ticks.begin() + static_cast<long>(n));
   }
 }
 
@@ -34,7 +45,7 @@ PlatformFigures PlatformWatch::TakeWindow() {
 void PlatformWatch::Stop(uint64_t cover_until_ns) {
   if (!meter_) return;
   meter_->Stop(cover_until_ns);
-  Drain();
+  Drain(true);
 }
 
 void PlatformWatch::Figures(const PlatformFigures& run, double elapsed_s, measure::MetricSet* m) const {
@@ -52,6 +63,7 @@ void PlatformWatch::Figures(const PlatformFigures& run, double elapsed_s, measur
              MergeRule::kMax);
     m->Gauge({"platform", "meter", "contention_unit_ns"}, static_cast<double>(cal.contention_unit_ns),
              Unit::kNanoseconds, MergeRule::kMax);
+    m->Gauge({"platform", "meter", "cpu_unit_noise"}, cal.cpu_noise, Unit::kRatio, MergeRule::kMax);
     m->Gauge({"platform", "meter", "wakeup_base_ns"}, static_cast<double>(cal.wakeup_base_ns), Unit::kNanoseconds,
              MergeRule::kMax);
     m->Counter({"platform", "meter", "ticks"}, run.ticks);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "storebench/driver/hiccup.h"
 #include "storebench/driver/kernel_platform.h"
 #include "storebench/driver/platform_meter.h"
 #include "storebench/driver/platform_timeline.h"
@@ -20,8 +21,12 @@ class PlatformWatch {
   // Starts the meter on `cpus` (the CPUs the workers may use); `period_ns` 0 = off.
   void Start(std::vector<int> cpus, uint64_t period_ns, uint64_t wakeup_base_ns, uint64_t now_ns);
   bool on() const { return meter_.has_value(); }
-  // Moves the meter's ticks into the timeline.
-  void Drain();
+  // The hiccup meter whose stops place the meter's (platform_timeline.h); it
+  // must outlive the watch's use or be unset. nullptr: none.
+  void PlaceStopsWith(HiccupMeter* hiccups) { hiccups_ = hiccups; }
+  // Moves the meter's ticks into the timeline. A tick with a stop waits until
+  // the hiccup meter has woken after it (its stops are in), unless `final`.
+  void Drain(bool final = false);
   // nullptr when the meter is off.
   const PlatformTimeline* timeline() const { return timeline_ ? &*timeline_ : nullptr; }
   PlatformTimeline* mutable_timeline() { return timeline_ ? &*timeline_ : nullptr; }
@@ -38,7 +43,9 @@ class PlatformWatch {
   std::optional<PlatformTimeline> timeline_;
   KernelPlatform kernel_;
   KernelReading kernel_seen_;
-  std::vector<MeterTick> ticks_;
+  std::vector<std::vector<MeterTick>> pending_;  // per meter thread, in order
+  HiccupMeter* hiccups_ = nullptr;
+  std::vector<HiccupMeter::StopSpan> stops_;
 };
 
 }  // namespace storebench::driver

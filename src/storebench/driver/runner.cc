@@ -530,7 +530,10 @@ void LoadRun::StartMeters() {
                    : meter_has_cpu                                    ? 1'000'000
                                                                       : 10'000'000;
   hiccups_.emplace(config_.histogram, hiccup_period_ ? hiccup_period_ : 1'000'000);
-  if (hiccup_period_) hiccups_->Start(others_);
+  if (hiccup_period_) {
+    hiccups_->Start(others_, result_.wakeup_latency_ns);
+    platform_.PlaceStopsWith(&*hiccups_);
+  }
   runqueue_seen_.assign(static_cast<size_t>(n_), 0);
   (void)RunqueueDelta();
   std::vector<CpuAccount::Worker> worker_tids;

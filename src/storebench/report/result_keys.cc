@@ -102,6 +102,7 @@ constexpr ResultKey kKeys[] = {
     {"platform.meter.memory_unit_ns", kValue, "the memory unit's calibrated time"},
     {"platform.meter.contention_unit_ns", kValue, "the contention unit's calibrated time (tree searches and an ALU "
                                                    "loop, geometric mean)"},
+    {"platform.meter.cpu_unit_noise", kValue, "the integer unit's own noise at calibration (the largest CPU's): a tick this close to its nominal time reads speed 1"},
     {"platform.meter.wakeup_base_ns", kValue, "the median wake-up latency not counted as a stop"},
     {"platform.meter.ticks", kValue, "the meter's wake-ups in the measured window, over its CPUs"},
     {"platform.meter.dropped", kValue, "ticks lost to a full ring (0 unless the reporter stalled)"},
