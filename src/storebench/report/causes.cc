@@ -113,6 +113,14 @@ RunCauses CausesOf(const driver::RunResult& r) {
                     steady ? std::optional<uint64_t>(r.steady->ValueAtPercentile(99)) : std::nullopt);
   c.max = Attribute(r.ideal_observed->max(), r.ideal->max(), w, f,
                     steady ? std::optional<uint64_t>(r.steady->max()) : std::nullopt);
+  // The max is one op: its causes are those of the interval it arrived in
+  // (that interval's CPU held, run-queue share and platform speed), not the
+  // whole run's, where a burst of contention is diluted by quiet seconds.
+  for (const driver::IntervalStats& st : r.intervals)
+    if (st.has_ideal && st.arrival_observed.max == r.ideal_observed->max()) {
+      if (const TailCauses m = IntervalCauses(r, st).max; m.known) c.max = m;
+      break;
+    }
   return c;
 }
 

@@ -37,7 +37,9 @@
 // saw it take (a stopped or slowed CPU: span − work, platform_timeline.h). With no competing CPU time at all, a late start is the
 // platform's wake-up latency. The shares sum to 1. An estimate, stated as
 // one: the split does not see which CPU an engine or client thread ran on,
-// and f is the window's rate, not the tail op's own.
+// and f is the window's rate, not the tail op's own. The run's max is one op:
+// its causes are those of the interval it arrived in (IntervalCauses), so the
+// window is that interval; its p99 is the run's.
 // Thread-safety: pure functions.
 #pragma once
 

@@ -90,3 +90,40 @@ TEST(Causes, TheSteadyClientMovesTheStretchedServiceToThePlatform) {
 
 }  // namespace
 }  // namespace storebench::report
+
+namespace storebench::report {
+namespace {
+
+// The run's max is one op: its causes are those of the interval it arrived
+// in. Over the run the workers waited for a CPU 10% of their backlogged time
+// and held most of it; in the max's interval a hog held the CPU and they
+// waited half of it, so the platform, not queueing, made that op's tail.
+TEST(Causes, TheMaxIsAttributedWithinTheIntervalItArrivedIn) {
+  driver::RunResult r;
+  r.ideal.emplace(measure::HistogramOptions{});
+  r.ideal_observed.emplace(measure::HistogramOptions{});
+  for (uint64_t v : {100'000u, 4'000'000u}) (void)r.ideal->Record(v);
+  for (uint64_t v : {150'000u, 5'000'000u}) (void)r.ideal_observed->Record(v);
+  driver::IntervalStats quiet, hogged;
+  quiet.has_ideal = hogged.has_ideal = true;
+  quiet.arrival_observed.max = 150'000, quiet.ideal.max = 100'000;
+  quiet.cpu.engine_ns = 1'000'000'000;
+  hogged.arrival_observed.max = r.ideal_observed->max(), hogged.ideal.max = r.ideal->max();
+  hogged.cpu.others_ns = 300'000'000, hogged.cpu.backlogged_ns = 200'000'000;
+  hogged.cpu.backlogged_runqueue_ns = 100'000'000;
+  r.intervals = {quiet, hogged};
+  const RunCauses c = CausesOf(r);
+  const TailCauses in_interval = IntervalCauses(r, hogged).max;
+  ASSERT_TRUE(c.max.known);
+  EXPECT_DOUBLE_EQ(c.max.cpu_wait, 0.5);
+  EXPECT_DOUBLE_EQ(c.max.platform, in_interval.platform);
+  EXPECT_DOUBLE_EQ(c.max.queueing, 0.5 * r.ideal->max() / static_cast<double>(r.ideal_observed->max()));
+  EXPECT_STREQ(c.max.largest(), "platform");
+  EXPECT_DOUBLE_EQ(c.max.queueing + c.max.engine + c.max.client + c.max.platform, 1);
+  // Without intervals, the run's own window.
+  r.intervals.clear();
+  EXPECT_DOUBLE_EQ(CausesOf(r).max.cpu_wait, 0);
+}
+
+}  // namespace
+}  // namespace storebench::report
