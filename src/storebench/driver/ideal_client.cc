@@ -26,12 +26,15 @@ IdealClient::IdealClient(const measure::HistogramOptions& h, int servers, uint64
       ideal_(h),
       observed_(h),
       steady_(h),
+      own_cpu_(h),
       interval_ideal_(h),
       interval_observed_(h),
-      interval_steady_(h) {
+      interval_steady_(h),
+      interval_own_cpu_(h) {
   for (int i = 0; i < std::max(servers, 1); ++i) {
     free_at_.push(0);
     steady_free_at_.push(0);
+    own_free_at_.push(0);
   }
 }
 
@@ -56,10 +59,16 @@ void IdealClient::CloseIntervalsBefore(uint64_t t_ns) {
 }
 
 void IdealClient::CloseInterval() {
-  done_.push_back({interval_ideal_.Encode(), interval_observed_.Encode(), interval_steady_.Encode()});
+  done_.push_back(
+      {interval_ideal_.Encode(), interval_observed_.Encode(), interval_steady_.Encode(), interval_own_cpu_.Encode()});
+  ResetInterval();
+}
+
+void IdealClient::ResetInterval() {
   interval_ideal_.Reset();
   interval_observed_.Reset();
   interval_steady_.Reset();
+  interval_own_cpu_.Reset();
 }
 
 void IdealClient::Advance(uint64_t watermark_ns) {
@@ -72,28 +81,37 @@ void IdealClient::Advance(uint64_t watermark_ns) {
     const uint64_t start = std::max(op.intended_ns, free_at_.top());
     free_at_.pop();
     free_at_.push(start + service);
-    const double work = timeline_ ? timeline_->Work(static_cast<int>(op.cpu), op.start_ns, op.end_ns)
-                                  : static_cast<double>(service);
+    // The worker's own wait for its CPU inside the op is out of both replays below.
+    const uint64_t own = service - std::min<uint64_t>(op.preempted_ns, service);
+    const double span_work = timeline_ ? timeline_->Work(static_cast<int>(op.cpu), op.start_ns, op.end_ns)
+                                       : static_cast<double>(service);
+    // A cgroup's throttling is both a stop the meter sees and, to the kernel,
+    // a run-queue wait: the smaller of the two takes it out once.
+    const double work = std::min(span_work, static_cast<double>(own));
     const double steady_start = std::max(static_cast<double>(op.intended_ns), steady_free_at_.top());
     steady_free_at_.pop();
     steady_free_at_.push(steady_start + work);
+    const uint64_t own_start = std::max(op.intended_ns, own_free_at_.top());
+    own_free_at_.pop();
+    own_free_at_.push(own_start + own);
     ++replayed_;
     if (op.intended_ns < measure_start_ns_) continue;  // warm-up: it shapes the queue, it is not reported
     CloseIntervalsBefore(op.intended_ns);
     const uint64_t ideal = start + service - op.intended_ns, observed = op.end_ns - op.intended_ns;
     const auto steady = static_cast<uint64_t>(steady_start + work - static_cast<double>(op.intended_ns));
+    const uint64_t own_cpu = own_start + own - op.intended_ns;
     ideal_.Record(ideal);
     observed_.Record(observed);
     steady_.Record(steady);
+    own_cpu_.Record(own_cpu);
     interval_ideal_.Record(ideal);
     interval_observed_.Record(observed);
     interval_steady_.Record(steady);
+    interval_own_cpu_.Record(own_cpu);
   }
   if (last) {
     if (interval_ideal_.count()) CloseInterval();
-    interval_ideal_.Reset();
-    interval_observed_.Reset();
-    interval_steady_.Reset();
+    ResetInterval();
   } else {
     CloseIntervalsBefore(std::min(watermark_ns, next_intended_ns()));
   }

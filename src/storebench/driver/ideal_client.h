@@ -19,6 +19,14 @@
 // the second "this engine on a steady platform"; their difference is the
 // platform's share of the tail.
 //
+// Both replays before it also leave out of each service time the worker's
+// own wait on the run queue inside the op (OpRecord::preempted_ns: another
+// thread held its CPU; that is neither the engine's work nor the platform's
+// speed, and goes to whoever held the CPU). A third replay, the own-CPU ideal
+// client, leaves out only that wait: the steady replay removes the platform's
+// slowdown from it, and the difference between the two is the platform
+// meter's share (report/causes.h).
+//
 // The replay is exact and streamed: an op is replayed once no op due before it
 // can still be logged (each worker publishes the lowest intended start it may
 // still log; a shared arrival source adds its next unclaimed arrival). Memory
@@ -44,8 +52,17 @@ namespace storebench::driver {
 
 struct OpRecord {
   uint64_t intended_ns, start_ns, end_ns;  // Clock ns
-  int64_t cpu = -1;                        // the CPU the op ended on (-1: unknown)
+  int32_t cpu = -1;                        // the CPU the op ended on (-1: unknown)
+  // Of end − start, the worker's own wait on the run queue (another thread
+  // held its CPU), measured for ops of kPreemptedFromNs or longer (a lower
+  // bound within kPreemptAnchorNs; worker_loop.cc), else 0.
+  uint32_t preempted_ns = 0;
 };
+// The shortest op whose preemption is measured, and how often a worker
+// re-reads its run-queue wait before an op starts (the anchor the wait inside
+// a long op is measured from): one read per millisecond, ~0.2% of a CPU here.
+inline constexpr uint64_t kPreemptedFromNs = 500'000;
+inline constexpr uint64_t kPreemptAnchorNs = 1'000'000;
 
 // A single-producer single-consumer ring of op records.
 class alignas(64) OpLog {
@@ -93,7 +110,7 @@ class alignas(64) OpLog {
 // interval k (of `interval_ns` from the measured window's start), for the
 // ideal client and for what the run observed of the same ops.
 struct IdealInterval {
-  std::string ideal, observed, steady;  // Histogram::Encode()
+  std::string ideal, observed, steady, own_cpu;  // Histogram::Encode()
 };
 
 class PlatformTimeline;
@@ -119,6 +136,8 @@ class IdealClient {
   const measure::Histogram& observed() const { return observed_; }
   // The steady-platform ideal client's response times over the same ops.
   const measure::Histogram& steady() const { return steady_; }
+  // The own-CPU ideal client's (service times less the worker's run-queue wait in them).
+  const measure::Histogram& own_cpu() const { return own_cpu_; }
   // Per arrival interval, complete up to the last Advance()'s watermark.
   const std::vector<IdealInterval>& intervals() const { return done_; }
   uint64_t replayed() const { return replayed_; }
@@ -127,19 +146,21 @@ class IdealClient {
  private:
   void CloseIntervalsBefore(uint64_t t_ns);
   void CloseInterval();
+  void ResetInterval();
 
   measure::HistogramOptions options_;
   uint64_t measure_start_ns_, interval_ns_;
   // Free instants of the c servers, earliest first.
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> free_at_;
   std::priority_queue<double, std::vector<double>, std::greater<>> steady_free_at_;  // the steady replay's
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> own_free_at_;  // the own-CPU replay's
   const PlatformTimeline* timeline_;
   std::vector<OpRecord> pending_;  // sorted by intended start from head_ on
   size_t head_ = 0;
   std::vector<OpRecord> merged_;
-  measure::Histogram ideal_, observed_, steady_;
+  measure::Histogram ideal_, observed_, steady_, own_cpu_;
   // The open arrival interval (index done_.size()) and its histograms.
-  measure::Histogram interval_ideal_, interval_observed_, interval_steady_;
+  measure::Histogram interval_ideal_, interval_observed_, interval_steady_, interval_own_cpu_;
   std::vector<IdealInterval> done_;
   uint64_t replayed_ = 0;
 };

@@ -151,3 +151,38 @@ TEST(IdealClient, TheSteadyReplayWaitsForTheMeterToCoverAnOp) {
 
 }  // namespace
 }  // namespace storebench::driver
+
+namespace storebench::driver {
+namespace {
+
+// One server, an arrival every 100 us, 20 us of work each; op 3 was preempted
+// for 3 ms inside its service (3.02 ms measured). The ideal client replays the
+// 3.02 ms and queues the next 30 ops behind it; the own-CPU client replays
+// 20 us and queues nothing. Worked out by hand.
+TEST(IdealClient, TheOwnCpuReplayLeavesOutTheWorkersWaitForItsCpu) {
+  IdealClient c(measure::HistogramOptions{}, 1, 0, 1'000'000'000);
+  std::vector<OpRecord> batch;
+  uint64_t free_at = 0;
+  for (uint64_t k = 0; k < 50; ++k) {
+    const uint64_t intended = k * 100 * kUs, start = std::max(intended, free_at);
+    const uint64_t preempted = k == 3 ? 3'000 * kUs : 0;
+    batch.push_back({intended, start, start + 20 * kUs + preempted, 0, static_cast<uint32_t>(preempted)});
+    free_at = start + 20 * kUs + preempted;
+  }
+  c.Add(&batch);
+  c.Advance(UINT64_MAX);
+  EXPECT_EQ(c.ideal().max(), 3'020 * kUs);
+  EXPECT_EQ(c.own_cpu().max(), 20 * kUs);
+  EXPECT_EQ(c.own_cpu().min(), 20 * kUs);
+  // Without a meter, the steady replay leaves it out too.
+  EXPECT_EQ(c.steady().max(), 20 * kUs);
+  // A wait reported longer than the op (never: it is bounded where measured) leaves no service.
+  IdealClient d(measure::HistogramOptions{}, 1, 0, 1'000'000'000);
+  std::vector<OpRecord> odd = {{0, 0, 10 * kUs, 0, 50'000}};
+  d.Add(&odd);
+  d.Advance(UINT64_MAX);
+  EXPECT_EQ(d.own_cpu().max(), 0u);
+}
+
+}  // namespace
+}  // namespace storebench::driver

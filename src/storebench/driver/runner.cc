@@ -47,41 +47,38 @@ Status Validate(const RunConfig& config, const backend::Backend& backend) {
 // The ideal client's totals and per-interval figures into `r`: groups merged;
 // arrival intervals past the last reported one (a folded sliver) go to it.
 void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, RunResult* r) {
-  measure::Histogram ideal(r->layout.histogram), observed(r->layout.histogram), steady(r->layout.histogram);
+  // Each replay (and the observed response of the same ops): the client's histogram,
+  // its intervals' encoded histograms, and where the merge goes.
+  struct Kind {
+    const measure::Histogram& (IdealClient::*total)() const;
+    std::string IdealInterval::*interval;
+    Percentiles IntervalStats::*into;
+    std::optional<measure::Histogram> RunResult::*run;
+  };
+  static constexpr Kind kKinds[] = {
+      {&IdealClient::ideal, &IdealInterval::ideal, &IntervalStats::ideal, &RunResult::ideal},
+      {&IdealClient::observed, &IdealInterval::observed, &IntervalStats::arrival_observed, &RunResult::ideal_observed},
+      {&IdealClient::steady, &IdealInterval::steady, &IntervalStats::steady, &RunResult::steady},
+      {&IdealClient::own_cpu, &IdealInterval::own_cpu, &IntervalStats::own_cpu, &RunResult::own_cpu}};
   const size_t n = r->intervals.size();
-  std::vector<measure::Histogram> by_interval_ideal, by_interval_observed, by_interval_steady;
-  for (size_t i = 0; i < n; ++i) {
-    by_interval_ideal.emplace_back(r->layout.histogram);
-    by_interval_observed.emplace_back(r->layout.histogram);
-    by_interval_steady.emplace_back(r->layout.histogram);
-  }
   bool any = false;
-  for (const auto& c : clients) {
-    if (!c) continue;
-    any = true;
-    (void)ideal.Merge(c->ideal());
-    (void)observed.Merge(c->observed());
-    (void)steady.Merge(c->steady());
-    for (size_t k = 0; k < c->intervals().size() && n > 0; ++k) {
-      const size_t at = std::min(k, n - 1);
-      const IdealInterval& in = c->intervals()[k];
-      auto x = measure::Histogram::Decode(in.ideal), y = measure::Histogram::Decode(in.observed);
-      auto z = measure::Histogram::Decode(in.steady);
-      if (x.ok()) (void)by_interval_ideal[at].Merge(*x);
-      if (y.ok()) (void)by_interval_observed[at].Merge(*y);
-      if (z.ok()) (void)by_interval_steady[at].Merge(*z);
+  for (const Kind& kind : kKinds) {
+    measure::Histogram total(r->layout.histogram);
+    std::vector<measure::Histogram> by_interval(n, measure::Histogram(r->layout.histogram));
+    for (const auto& c : clients) {
+      if (!c) continue;
+      any = true;
+      (void)total.Merge(((*c).*kind.total)());
+      for (size_t k = 0; k < c->intervals().size() && n > 0; ++k) {
+        auto h = measure::Histogram::Decode(c->intervals()[k].*kind.interval);
+        if (h.ok()) (void)by_interval[std::min(k, n - 1)].Merge(*h);
+      }
     }
+    if (!any) return;
+    for (size_t i = 0; i < n; ++i) r->intervals[i].*kind.into = PercentilesOf(by_interval[i]);
+    r->*kind.run = std::move(total);
   }
-  if (!any) return;
-  for (size_t i = 0; i < n; ++i) {
-    r->intervals[i].has_ideal = true;
-    r->intervals[i].ideal = PercentilesOf(by_interval_ideal[i]);
-    r->intervals[i].arrival_observed = PercentilesOf(by_interval_observed[i]);
-    r->intervals[i].steady = PercentilesOf(by_interval_steady[i]);
-  }
-  r->ideal = std::move(ideal);
-  r->ideal_observed = std::move(observed);
-  r->steady = std::move(steady);
+  for (IntervalStats& st : r->intervals) st.has_ideal = true;
 }
 
 // One run of RunLoad: its state, and its steps in the order RunLoad calls

@@ -58,6 +58,7 @@ struct IntervalStats {
   bool has_ideal = false;
   Percentiles ideal, arrival_observed;
   Percentiles steady;  // the steady-platform ideal client's (ideal_client.h)
+  Percentiles own_cpu;  // the own-CPU ideal client's (ideal_client.h)
   // The interval's histograms, lossless (Histogram::Encode()), so intervals of
   // several processes merge exactly.
   std::string response_histogram, service_histogram;
@@ -115,6 +116,8 @@ struct RunResult {
   std::optional<measure::Histogram> ideal, ideal_observed;
   // The steady-platform ideal client over the same ops (absent without the platform meter).
   std::optional<measure::Histogram> steady;
+  // The own-CPU ideal client over the same ops (service times less the workers' run-queue waits in them).
+  std::optional<measure::Histogram> own_cpu;
   int ideal_servers = 0;
   uint64_t ideal_dropped = 0;  // records a full log dropped: the replay is inexact when > 0
 

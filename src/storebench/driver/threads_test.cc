@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -57,6 +58,37 @@ TEST(KeepThreadScheduling, PutsTheCallersPolicyBack) {
     }
     EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
   }).join();
+}
+
+}  // namespace
+}  // namespace storebench::driver
+
+namespace storebench::driver {
+namespace {
+
+// The reader's figure is the thread's schedstat run-queue wait: between what
+// OwnThreadSched read just before and just after it, on the same thread. At
+// most kMaxOpen readers hold a descriptor at once; the rest say so.
+TEST(RunqueueReader, ReadsTheCallingThreadsWaitAndHoldsFewDescriptors) {
+  RunqueueReader reader;
+  if (!reader.ok()) GTEST_SKIP() << "no /proc/thread-self/schedstat on this kernel";
+  for (int i = 0; i < 50; ++i) {
+    const uint64_t before = OwnThreadSched().runqueue_wait_ns;
+    const uint64_t read = reader.WaitNs();
+    const uint64_t after = OwnThreadSched().runqueue_wait_ns;
+    EXPECT_LE(before, read);
+    EXPECT_LE(read, after);
+    std::this_thread::yield();
+  }
+  std::vector<std::unique_ptr<RunqueueReader>> many;
+  int open = 1;  // `reader`
+  for (int i = 0; i < RunqueueReader::kMaxOpen + 10; ++i) {
+    many.push_back(std::make_unique<RunqueueReader>());
+    open += many.back()->ok() ? 1 : 0;
+  }
+  EXPECT_EQ(open, RunqueueReader::kMaxOpen);
+  many.clear();
+  EXPECT_TRUE(RunqueueReader().ok()) << "a closed reader gives its descriptor back";
 }
 
 }  // namespace

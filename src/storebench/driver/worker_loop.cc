@@ -3,8 +3,10 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
+#include "storebench/driver/ideal_client.h"
 #include "storebench/driver/threads.h"
 #include "storebench/measure/clock.h"
 #include "storebench/measure/wait.h"
@@ -26,6 +28,7 @@ class Loop {
         open_(a.source != nullptr), slots_(static_cast<size_t>(a.queue_depth)),
         completions_(static_cast<size_t>(a.queue_depth)), waiter_(a.timing->wait) {
     for (int i = a.queue_depth - 1; i >= 0; --i) free_.push_back(static_cast<uint32_t>(i));
+    if (a_.log) runqueue_.emplace();  // on the worker's own thread: its schedstat
   }
 
   void Run() {
@@ -69,6 +72,10 @@ class Loop {
     UpdatePending();
     while (!policy_.Stopping()) {
       uint64_t now = clock_.NowNs();
+      if (now - anchor_ns_ >= kPreemptAnchorNs && runqueue_) [[unlikely]] {
+        Anchor();  // before the op's start is taken: the read is in no op's time
+        now = clock_.NowNs();
+      }
       if (policy_.Ended(now)) break;
       if (!src && policy_.LimitReached(inflight_)) {
         if (inflight_ == 0) break;
@@ -241,8 +248,33 @@ class Loop {
                                         std::memory_order_relaxed);
   }
 
+  // The run-queue wait so far, read before an op starts (never inside one's
+  // measured time): where a long op's wait is measured from.
+  void Anchor() {
+    anchor_wait_ns_ = runqueue_->WaitNs();
+    anchor_ns_ = clock_.NowNs();
+  }
+  // The worker's wait on the run queue within [start, end] of an op that
+  // took kPreemptedFromNs or longer: the wait since the anchor, less all the
+  // time from the anchor to the op's start (a lower bound), at most end − start.
+  uint32_t PreemptedIn(uint64_t start, uint64_t end) {
+    if (end - start < kPreemptedFromNs || !runqueue_) [[likely]] return 0;
+    return MeasurePreempted(start, end);
+  }
+  [[gnu::noinline]] uint32_t MeasurePreempted(uint64_t start, uint64_t end) {
+    if (!runqueue_->ok()) return 0;
+    if (end != read_end_ns_) {  // one read for all the ops reaped at `end`; it is the next anchor
+      from_wait_ns_ = anchor_wait_ns_, from_ns_ = anchor_ns_;
+      anchor_wait_ns_ = runqueue_->WaitNs();
+      anchor_ns_ = read_end_ns_ = end;
+    }
+    const uint64_t waited = anchor_wait_ns_ > from_wait_ns_ ? anchor_wait_ns_ - from_wait_ns_ : 0;
+    const uint64_t before = start > from_ns_ ? start - from_ns_ : 0;
+    return static_cast<uint32_t>(std::min({waited > before ? waited - before : 0, end - start, uint64_t{UINT32_MAX}}));
+  }
+
   [[gnu::always_inline]] void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
-    if (a_.log) a_.log->Push({intended, start, end, sched_getcpu()});
+    if (a_.log) a_.log->Push({intended, start, end, sched_getcpu(), PreemptedIn(start, end)});
     if (open_)
       policy_.RecordOpen(c.kind, c.outcome, c.bytes, intended, start, end);
     else
@@ -275,6 +307,11 @@ class Loop {
   uint64_t inflight_ = 0;
   ThreadSched sched_at_start_;
   Waiter waiter_;
+  // Open loop: the worker's run-queue wait, for OpRecord::preempted_ns.
+  std::optional<RunqueueReader> runqueue_;
+  uint64_t anchor_wait_ns_ = 0, anchor_ns_ = 0;    // the last read, and when
+  uint64_t from_wait_ns_ = 0, from_ns_ = 0;        // the read before it (the ops that ended at the last)
+  uint64_t read_end_ns_ = 0;                       // the op end the last read was taken at
   bool held_ = false;
   uint64_t held_rel_ = 0;
 };

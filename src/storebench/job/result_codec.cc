@@ -207,6 +207,7 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
           {"ideal", r.ideal ? r.ideal->Encode() : std::string()},
           {"ideal_observed", r.ideal_observed ? r.ideal_observed->Encode() : std::string()},
           {"steady", r.steady ? r.steady->Encode() : std::string()},
+          {"own_cpu", r.own_cpu ? r.own_cpu->Encode() : std::string()},
           {"ideal_servers", r.ideal_servers},
           {"ideal_dropped", r.ideal_dropped},
           {"metrics", EncodeMetrics(r.metrics)}};
@@ -284,7 +285,7 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
     r.open_loop = j.at("open_loop").get<bool>();
     r.offered_ops = j.value("offered_ops", 0.0);
     for (auto [key, into] : {std::pair{"ideal", &r.ideal}, std::pair{"ideal_observed", &r.ideal_observed},
-                             std::pair{"steady", &r.steady}}) {
+                             std::pair{"steady", &r.steady}, std::pair{"own_cpu", &r.own_cpu}}) {
       const std::string text = j.value(key, std::string());
       if (text.empty()) continue;
       auto h = DecodeHistogram(text, key);
@@ -350,7 +351,7 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
   into->open_loop = into->open_loop || other.open_loop;
   into->offered_ops += other.offered_ops;
   for (auto [a, b] : {std::pair{&into->ideal, &other.ideal}, std::pair{&into->ideal_observed, &other.ideal_observed},
-                      std::pair{&into->steady, &other.steady}}) {
+                      std::pair{&into->steady, &other.steady}, std::pair{&into->own_cpu, &other.own_cpu}}) {
     if (!b->has_value()) continue;
     if (!a->has_value())
       *a = **b;

@@ -53,21 +53,23 @@ double CpuWaitShare(const driver::CpuHeld& cpu) {
 }
 
 TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait,
-                     std::optional<uint64_t> steady_ns) {
+                     std::optional<uint64_t> steady_ns, std::optional<uint64_t> own_cpu_ns) {
   TailCauses t;
   t.known = true;
   t.observed_ns = observed_ns;
   t.ideal_ns = ideal_ns;
-  t.steady_ns = steady_ns.value_or(ideal_ns);
+  t.own_cpu_ns = own_cpu_ns.value_or(ideal_ns);
+  t.steady_ns = steady_ns.value_or(t.own_cpu_ns);
   t.cpu_wait = std::clamp(cpu_wait, 0.0, 1.0);
   if (observed_ns == 0) {
     t.queueing = 1;
     return t;
   }
   const double observed = static_cast<double>(observed_ns);
-  const uint64_t ideal = std::min(ideal_ns, observed_ns), steady = std::min(t.steady_ns, ideal);
+  const uint64_t ideal = std::min(ideal_ns, observed_ns), own = std::min(t.own_cpu_ns, ideal);
+  const uint64_t steady = std::min(t.steady_ns, own);
   t.queueing = (1 - t.cpu_wait) * static_cast<double>(steady) / observed;
-  t.platform_speed = (1 - t.cpu_wait) * static_cast<double>(ideal - steady) / observed;
+  t.platform_speed = (1 - t.cpu_wait) * static_cast<double>(own - steady) / observed;
   t.platform = t.platform_speed;
   const double added = 1 - t.queueing - t.platform_speed;
   const double sum = w.engine + w.client + w.platform;
@@ -107,12 +109,15 @@ RunCauses CausesOf(const driver::RunResult& r) {
   const double lost = r.metrics.Value({"platform", "speed", "span_ns"}).value_or(0) -
                      r.metrics.Value({"platform", "speed", "work_ns"}).value_or(0);
   const CauseWeights w = WeightsOf(cpu, WorkersOf(r), WorkerCpusOf(r), std::max(0.0, lost));
-  const double f = CpuWaitShare(cpu);
-  const bool steady = r.steady && r.steady->count();
+  const bool steady = r.steady && r.steady->count(), own = r.own_cpu && r.own_cpu->count();
+  // Measured per op, the workers' wait for a CPU inside their ops replaces its window rate f.
+  const double f = own ? 0 : CpuWaitShare(cpu);
   c.p99 = Attribute(r.ideal_observed->ValueAtPercentile(99), r.ideal->ValueAtPercentile(99), w, f,
-                    steady ? std::optional<uint64_t>(r.steady->ValueAtPercentile(99)) : std::nullopt);
+                    steady ? std::optional<uint64_t>(r.steady->ValueAtPercentile(99)) : std::nullopt,
+                    own ? std::optional<uint64_t>(r.own_cpu->ValueAtPercentile(99)) : std::nullopt);
   c.max = Attribute(r.ideal_observed->max(), r.ideal->max(), w, f,
-                    steady ? std::optional<uint64_t>(r.steady->max()) : std::nullopt);
+                    steady ? std::optional<uint64_t>(r.steady->max()) : std::nullopt,
+                    own ? std::optional<uint64_t>(r.own_cpu->max()) : std::nullopt);
   // The max is one op: its causes are those of the interval it arrived in
   // (that interval's CPU held, run-queue share and platform speed), not the
   // whole run's, where a burst of contention is diluted by quiet seconds.
@@ -131,12 +136,14 @@ RunCauses IntervalCauses(const driver::RunResult& r, const driver::IntervalStats
   if (!st.has_ideal || st.arrival_observed.max == 0) return c;
   const double lost = static_cast<double>(st.platform.span_ns) - static_cast<double>(st.platform.work_ns);
   const CauseWeights w = WeightsOf(st.cpu, WorkersOf(r), WorkerCpusOf(r), std::max(0.0, lost));
-  const double f = CpuWaitShare(st.cpu);
-  const bool steady = st.steady.max > 0;
+  const bool steady = st.steady.max > 0, own = st.own_cpu.max > 0;
+  const double f = own ? 0 : CpuWaitShare(st.cpu);
   c.p99 = Attribute(st.arrival_observed.p99, st.ideal.p99, w, f,
-                    steady ? std::optional<uint64_t>(st.steady.p99) : std::nullopt);
+                    steady ? std::optional<uint64_t>(st.steady.p99) : std::nullopt,
+                    own ? std::optional<uint64_t>(st.own_cpu.p99) : std::nullopt);
   c.max = Attribute(st.arrival_observed.max, st.ideal.max, w, f,
-                    steady ? std::optional<uint64_t>(st.steady.max) : std::nullopt);
+                    steady ? std::optional<uint64_t>(st.steady.max) : std::nullopt,
+                    own ? std::optional<uint64_t>(st.own_cpu.max) : std::nullopt);
   return c;
 }
 

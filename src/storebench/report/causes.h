@@ -55,7 +55,8 @@ namespace storebench::report {
 struct TailCauses {
   bool known = false;  // false: no ideal-client figures (closed loop, or merged processes)
   uint64_t observed_ns = 0, ideal_ns = 0;
-  uint64_t steady_ns = 0;  // the steady-platform ideal client's (= ideal_ns without the meter)
+  uint64_t steady_ns = 0;  // the steady-platform ideal client's (= own_cpu_ns without the meter)
+  uint64_t own_cpu_ns = 0;  // the own-CPU ideal client's (= ideal_ns without per-op preemption)
   double cpu_wait = 0;  // f: the workers' run-queue wait over their backlogged time
   double queueing = 0, engine = 0, client = 0, platform = 0;
   double platform_speed = 0;  // of `platform`, the part the meter measured in the service times
@@ -80,7 +81,8 @@ CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker
 // f: the workers' run-queue wait while backlogged over their backlogged time (0 without a backlog).
 double CpuWaitShare(const driver::CpuHeld& cpu);
 TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait = 0,
-                     std::optional<uint64_t> steady_ns = std::nullopt);
+                     std::optional<uint64_t> steady_ns = std::nullopt,
+                     std::optional<uint64_t> own_cpu_ns = std::nullopt);
 
 // The run's CPU held, from its metrics (platform.cpu_held.*).
 driver::CpuHeld RunCpuHeld(const driver::RunResult& r);

@@ -30,7 +30,7 @@ nlohmann::json OutcomesJson(const measure::RecorderLayout& layout, const std::ve
 
 nlohmann::json TailCausesJson(const TailCauses& t) {
   return {{"observed_ns", t.observed_ns}, {"ideal_ns", t.ideal_ns}, {"steady_ns", t.steady_ns},
-          {"cpu_wait", t.cpu_wait},       {"queueing", t.queueing}, {"engine", t.engine},
+          {"own_cpu_ns", t.own_cpu_ns},   {"cpu_wait", t.cpu_wait},       {"queueing", t.queueing}, {"engine", t.engine},
           {"client", t.client},           {"platform", t.platform}, {"platform_speed", t.platform_speed},
           {"largest", t.largest()}};
 }
@@ -115,6 +115,7 @@ nlohmann::json PhaseLatencyJson(const driver::RunResult& r) {
     latency["ideal"]["exact"] = r.ideal_dropped == 0;
     latency["ideal"]["dropped_ops"] = r.ideal_dropped;
     if (r.steady && r.steady->count()) latency["steady"] = LatencyJson(*r.steady);
+    if (r.own_cpu && r.own_cpu->count()) latency["own_cpu"] = LatencyJson(*r.own_cpu);
     const ClientAdded added = ClientAddedOf(*r.ideal_observed, *r.ideal);
     latency["client_added"] = {{"p50_ns", added.p50}, {"p99_ns", added.p99}, {"p999_ns", added.p999},
                                {"max_ns", added.max}};
@@ -138,13 +139,15 @@ nlohmann::json ScheduleJson(const driver::RunResult& r) {
 
 nlohmann::json CausesJson(const RunCauses& causes) {
   return {{"definition",
-           "shares of the open loop's response tail: with I = min(ideal, observed) and S = min(steady, I), "
-           "queueing = (1 - cpu_wait) * S / observed (the steady-platform ideal client's tail over the same ops: "
-           "service times as the work the CPU could do at its calibrated speed, less the share cpu_wait of the time "
-           "the workers had arrivals waiting that they spent on the run queue); platform_speed = (1 - cpu_wait) * "
-           "(I - S) / observed (what the platform meter's slow or stopped CPUs added to the service times and their "
-           "queue); the rest split among engine, client and platform by the CPU time each held on the workers' CPUs "
-           "in the window (platform.cpu_held); platform includes platform_speed"},
+           "shares of the open loop's response tail: with I = min(ideal, observed), O = min(own_cpu, I) and "
+           "S = min(steady, O), queueing = (1 - cpu_wait) * S / observed (the steady-platform ideal client's tail "
+           "over the same ops: service times as the work the CPU could do at its calibrated speed, less the worker's "
+           "own run-queue wait in each op; cpu_wait, the share of the time the workers had arrivals waiting that they "
+           "spent on the run queue, is 0 when that wait is measured per op); platform_speed = (1 - cpu_wait) * "
+           "(O - S) / observed (what the platform meter's slow or stopped CPUs added to the service times and their "
+           "queue); the rest (I - O, the waits for a CPU inside ops, and observed - I) split among engine, client and "
+           "platform by the CPU time each held on the workers' CPUs in the window (platform.cpu_held); platform "
+           "includes platform_speed"},
           {"p99", TailCausesJson(causes.p99)},
           {"max", TailCausesJson(causes.max)}};
 }
@@ -214,6 +217,7 @@ StatusOr<nlohmann::json> IntervalJson(const driver::RunResult& r, const driver::
   if (st.has_ideal) {
     i["ideal"] = PercentilesJson(st.ideal);
     if (st.steady.max) i["steady"] = PercentilesJson(st.steady);
+    if (st.own_cpu.max) i["own_cpu"] = PercentilesJson(st.own_cpu);
     i["client_added_p99_ns"] = static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99);
     if (const RunCauses c = IntervalCauses(r, st); c.p99.known)
       i["causes"] = {{"p99", TailCausesJson(c.p99)}, {"max", TailCausesJson(c.max)}};

@@ -47,7 +47,10 @@ constexpr ResultKey kKeys[] = {
                                 "through FIFO servers, no client or platform delay)"},
     {"latency.steady", kLatency, "open loop, with the platform meter: the steady-platform ideal client's response "
                                  "times (the ideal client with each service time as the work its CPU could do at "
-                                 "its calibrated speed while the op ran)"},
+                                 "its calibrated speed while the op ran, less the worker's own run-queue wait in it)"},
+    {"latency.own_cpu", kLatency, "open loop: the own-CPU ideal client's response times (the ideal client with each "
+                                  "service time less the worker's own run-queue wait in it: another thread held its "
+                                  "CPU; measured for ops of 0.5 ms or longer)"},
     {"latency.ideal.servers", kValue, "the ideal client's servers: the workers' threads times their queue depth"},
     {"latency.ideal.exact", kValue, "false when the ideal client's op log overflowed"},
     {"latency.ideal.dropped_ops", kValue, "ops the ideal client's log could not hold"},
@@ -172,6 +175,8 @@ constexpr ResultKey kKeys[] = {
     {"intervals[].ideal", kPercentiles, "open loop: the ideal client's response time of the ops that arrived in it"},
     {"intervals[].steady", kPercentiles, "open loop, with the platform meter: the steady-platform ideal client's "
                                          "response time of the ops that arrived in it"},
+    {"intervals[].own_cpu", kPercentiles, "open loop: the own-CPU ideal client's response time of the ops that "
+                                          "arrived in it"},
     {"intervals[].effective_load", kValue, "two-phase phase 2: offered ÷ (phase 1's capacity × the platform's speed "
                                            "in it): the load the engine really saw"},
     {"intervals[].platform.speed", kValue, "the platform's mean speed in it (null without the meter)"},
@@ -226,7 +231,7 @@ constexpr const char* kLatencyKeys[] = {"count", "min_ns", "mean_ns", "stddev_ns
                                         "p99_ns", "p999_ns", "p9999_ns", "max_ns", "saturated", "histogram"};
 constexpr const char* kPercentileKeys[] = {"p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns"};
 constexpr const char* kCauseKeys[] = {"queueing", "engine", "client", "platform", "platform_speed", "largest",
-                                      "cpu_wait", "ideal_ns", "steady_ns", "observed_ns"};
+                                      "cpu_wait", "ideal_ns", "steady_ns", "own_cpu_ns", "observed_ns"};
 constexpr const char* kCpuHeldKeys[] = {"workers_ns", "engine_ns", "engine_threads", "client_ns", "others_ns",
                                         "steal_ns", "capacity_ns", "backlogged_ns", "backlogged_runqueue_ns"};
 
@@ -321,8 +326,9 @@ std::string ResultKeysMarkdown() {
   s += "* **Tail causes**: " + list(kCauseKeys) +
        ": the shares (0 to 1, summing to 1) of queueing behind the engine, the engine's threads, the client and the "
        "platform; of the platform's, `platform_speed`, the part the platform meter measured in the service times; the "
-       "largest one's name; the share of the backlogged time the workers spent on the run queue; the ideal client's, "
-       "the steady-platform ideal client's and the observed value of that percentile.\n";
+       "largest one's name; the share of the backlogged time the workers spent on the run queue (0 when their wait "
+       "for a CPU is measured inside each op); the ideal client's, the steady-platform ideal client's, the own-CPU "
+       "ideal client's and the observed value of that percentile.\n";
   s += "* **CPU held**: " + list(kCpuHeldKeys) +
        ": CPU time of the workers, the engine's threads (and per thread name under `engine_threads`), the client's "
        "own threads, other processes on the workers' CPUs, steal, and the CPUs' capacity over the window; "
