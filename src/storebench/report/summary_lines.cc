@@ -69,9 +69,11 @@ constexpr SummaryLine kLines[] = {
      R"md(`IdealClientRun.AStallInTheEngineIsQueueingTheIdealClientSeesToo`).)md"},
     {kNamed, "steady", true, R"md(`steady`)md",
      R"md(— the steady-platform ideal client: the ideal client again, with each op's service time replaced )md"
-     R"md(by the work its CPU could do at its calibrated speed while the op ran — this engine on a steady )md"
-     R"md(platform. Ideal minus steady is the platform's share of the service times )md"
-     R"md((`IdealClient.TheSteadyReplayRemovesAKnownSlowdown`).)md"},
+     R"md(by the work its CPU could do at its calibrated speed while the op ran, less the worker's own wait )md"
+     R"md(for its CPU inside the op (another thread held it; measured for ops of 0.5 ms or longer) — this )md"
+     R"md(engine on a steady platform with a CPU of its own. The platform meter's share is what the speed )md"
+     R"md(removed; the waits for a CPU go to the CPU's holders (docs/platform.md; )md"
+     R"md(`IdealClient.TheSteadyReplayRemovesAKnownSlowdown`, `IdealClient.TheOwnCpuReplayLeavesOutTheWorkersWaitForItsCpu`).)md"},
     {kNamed, "service", true, R"md(`service`)md",
      R"md(— from each op's actual start to its end: the engine's time.)md"},
     {kNamed, "beyond", true, R"md(`beyond`)md",
