@@ -46,7 +46,9 @@ Status Validate(const RunConfig& config, const backend::Backend& backend) {
 
 // The ideal client's totals and per-interval figures into `r`: groups merged;
 // arrival intervals past the last reported one (a folded sliver) go to it.
-void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, RunResult* r) {
+// `waits_measured`: every worker measured its waits for a CPU inside its ops;
+// else the own-CPU replay is left out and the causes use the window's rate.
+void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, bool waits_measured, RunResult* r) {
   // Each replay (and the observed response of the same ops): the client's histogram,
   // its intervals' encoded histograms, and where the merge goes.
   struct Kind {
@@ -63,6 +65,7 @@ void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, RunRe
   const size_t n = r->intervals.size();
   bool any = false;
   for (const Kind& kind : kKinds) {
+    if (kind.run == &RunResult::own_cpu && !waits_measured) continue;
     measure::Histogram total(r->layout.histogram);
     std::vector<measure::Histogram> by_interval(n, measure::Histogram(r->layout.histogram));
     for (const auto& c : clients) {
@@ -663,7 +666,9 @@ void LoadRun::CollectLastInterval() {
 }
 
 void LoadRun::AddIdealAndOffered() {
-  AttachIdeal(ideal_clients_, &result_);
+  bool waits_measured = true;
+  for (const auto& p : progress_state_) waits_measured = waits_measured && p->waits_measured.load();
+  AttachIdeal(ideal_clients_, waits_measured, &result_);
   for (const auto& log : logs_)
     if (log) result_.ideal_dropped += log->dropped();
   for (const SourceRef& ref : source_refs_)

@@ -660,3 +660,27 @@ TEST(IdealClientRun, SustainedFollowsAchievedAgainstOffered) {
 
 }  // namespace
 }  // namespace storebench::driver
+
+namespace storebench::driver {
+namespace {
+
+// Each open-loop worker measures its own waits for a CPU inside its ops, and
+// the own-CPU replay comes with the result; with more workers than may hold a
+// schedstat descriptor, some could not, and the replay is left out (the
+// causes then use the window's run-queue share).
+TEST(IdealClientRun, TheOwnCpuReplayComesOnlyWhenEveryWorkerMeasuredItsWaits) {
+  if (!RunqueueReader().ok()) GTEST_SKIP() << "no /proc/thread-self/schedstat: no worker can measure its waits";
+  auto b = Null({{"service-time", "spin:20us"}});
+  auto few = RunLoad(*b, Config("constant:2000", 2, 300'000'000), nullptr);
+  ASSERT_TRUE(few.ok()) << few.status().message();
+  ASSERT_TRUE(few->ideal.has_value());
+  ASSERT_TRUE(few->own_cpu.has_value());
+  EXPECT_EQ(few->own_cpu->count(), few->ideal->count());
+  auto many = RunLoad(*b, Config("constant:2000", RunqueueReader::kMaxOpen + 2, 300'000'000), nullptr);
+  ASSERT_TRUE(many.ok()) << many.status().message();
+  EXPECT_TRUE(many->ideal.has_value());
+  EXPECT_FALSE(many->own_cpu.has_value());
+}
+
+}  // namespace
+}  // namespace storebench::driver

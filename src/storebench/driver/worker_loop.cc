@@ -28,7 +28,10 @@ class Loop {
         open_(a.source != nullptr), slots_(static_cast<size_t>(a.queue_depth)),
         completions_(static_cast<size_t>(a.queue_depth)), waiter_(a.timing->wait) {
     for (int i = a.queue_depth - 1; i >= 0; --i) free_.push_back(static_cast<uint32_t>(i));
-    if (a_.log) runqueue_.emplace();  // on the worker's own thread: its schedstat
+    if (a_.log) {
+      runqueue_.emplace();  // on the worker's own thread: its schedstat
+      a_.progress->waits_measured.store(runqueue_->ok(), std::memory_order_relaxed);
+    }
   }
 
   void Run() {

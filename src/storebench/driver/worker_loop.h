@@ -52,6 +52,9 @@ struct alignas(64) WorkerProgress {
   std::atomic<uint64_t> cpu_at_end_ns{0};
   std::atomic<uint64_t> sleeps{0}, late_sleeps{0}, late_yields{0}, max_spin_window_ns{0};  // the wait policy, set at the end
   std::atomic<uint64_t> finished_ns{0};  // Clock ns when its loop ended (after its last op completed)
+  // Open loop: false when it could not measure its waits for a CPU inside its
+  // ops (no schedstat, or more workers than RunqueueReader::kMaxOpen).
+  std::atomic<bool> waits_measured{true};
   std::atomic<bool> done{false};
 };
 
