@@ -12,9 +12,10 @@ HiccupMeter::HiccupMeter(measure::HistogramOptions options, uint64_t period_ns)
 
 HiccupMeter::~HiccupMeter() { Stop(); }
 
-void HiccupMeter::Start(std::vector<int> cpus, uint64_t wakeup_base_ns) {
+void HiccupMeter::Start(std::vector<int> cpus, uint64_t wakeup_base_ns, bool keep_stops) {
   stop_.store(false);
-  thread_ = std::thread([this, cpus = std::move(cpus), wakeup_base_ns] { Loop(cpus, wakeup_base_ns); });
+  thread_ = std::thread(
+      [this, cpus = std::move(cpus), wakeup_base_ns, keep_stops] { Loop(cpus, wakeup_base_ns, keep_stops); });
 }
 
 void HiccupMeter::Stop() {
@@ -23,7 +24,7 @@ void HiccupMeter::Stop() {
   TakeInterval();
 }
 
-void HiccupMeter::Loop(std::vector<int> cpus, uint64_t wakeup_base_ns) {
+void HiccupMeter::Loop(std::vector<int> cpus, uint64_t wakeup_base_ns, bool keep_stops) {
   NameClientThread("hiccup");
   (void)PinCurrentThread(cpus);
   StopReader stops(wakeup_base_ns);
@@ -32,7 +33,7 @@ void HiccupMeter::Loop(std::vector<int> cpus, uint64_t wakeup_base_ns) {
   while (!stop_.load(std::memory_order_relaxed)) {
     measure::SleepUntil(clock, intended);
     const uint64_t now = clock.NowNs();
-    const uint64_t stop = stops.StopOf(now > intended ? now - intended : 0);
+    const uint64_t stop = keep_stops ? stops.StopOf(now > intended ? now - intended : 0) : 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       interval_.Record(now - intended);

@@ -30,8 +30,9 @@ class HiccupMeter {
     uint64_t begin_ns = 0, end_ns = 0;  // Clock ns
   };
   // Starts the meter thread, pinned to `cpus` when not empty; `wakeup_base_ns`:
-  // the median wake-up latency measured at start-up (threads.h).
-  void Start(std::vector<int> cpus, uint64_t wakeup_base_ns = 0);
+  // the median wake-up latency measured at start-up (threads.h); `keep_stops`:
+  // record stops for TakeStops() (only when something takes them).
+  void Start(std::vector<int> cpus, uint64_t wakeup_base_ns = 0, bool keep_stops = false);
   void Stop();
   // The lateness recorded since the last call (and adds it to the total).
   measure::Histogram TakeInterval();
@@ -44,7 +45,7 @@ class HiccupMeter {
   uint64_t seen_until_ns() const { return seen_until_.load(std::memory_order_acquire); }
 
  private:
-  void Loop(std::vector<int> cpus, uint64_t wakeup_base_ns);
+  void Loop(std::vector<int> cpus, uint64_t wakeup_base_ns, bool keep_stops);
 
   const uint64_t period_ns_;
   std::atomic<bool> stop_{false};

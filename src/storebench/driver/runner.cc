@@ -329,6 +329,11 @@ void LoadRun::AddWorker(size_t gi, int i, int w, ArrivalSource* group_source, si
     logs_[w] = std::make_unique<OpLog>(
         std::clamp<size_t>(want, 1024, std::max<size_t>(1024, std::min<size_t>(log_budget, 1u << 18))));
     a.log = logs_[w].get();
+    // Every open-loop worker measures its waits for a CPU, or none does
+    // (RunqueueReader's descriptors are few): replays stay comparable.
+    int open_workers = 0;
+    for (const WorkerGroup& og : config_.groups) open_workers += og.schedule.open_loop() ? og.threads : 0;
+    a.measure_waits = open_workers <= RunqueueReader::kMaxOpen;
   }
 }
 
@@ -531,8 +536,8 @@ void LoadRun::StartMeters() {
                                                                       : 10'000'000;
   hiccups_.emplace(config_.histogram, hiccup_period_ ? hiccup_period_ : 1'000'000);
   if (hiccup_period_) {
-    hiccups_->Start(others_, result_.wakeup_latency_ns);
-    platform_.PlaceStopsWith(&*hiccups_);
+    hiccups_->Start(others_, result_.wakeup_latency_ns, /*keep_stops=*/platform_.on());
+    if (platform_.on()) platform_.PlaceStopsWith(&*hiccups_);
   }
   runqueue_seen_.assign(static_cast<size_t>(n_), 0);
   (void)RunqueueDelta();

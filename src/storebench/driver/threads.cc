@@ -74,7 +74,7 @@ RunqueueReader::~RunqueueReader() {
 uint64_t RunqueueReader::WaitNs() const {
   char buf[96];
   const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
-  if (n <= 0) return 0;
+  if (n <= 0) return UINT64_MAX;
   // "ON_CPU WAITING TIMESLICES\n": the second number, parsed by hand (sscanf costs ~1,000 instructions).
   const char* p = buf;
   const char* end = buf + n;

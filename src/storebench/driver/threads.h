@@ -46,7 +46,7 @@ class RunqueueReader {
   RunqueueReader(const RunqueueReader&) = delete;
   RunqueueReader& operator=(const RunqueueReader&) = delete;
   bool ok() const { return fd_ >= 0; }
-  // ns waited so far; 0 when unreadable.
+  // ns waited so far; UINT64_MAX when unreadable (no wait is then measured from it).
   uint64_t WaitNs() const;
 
  private:

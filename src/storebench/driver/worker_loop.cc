@@ -29,8 +29,9 @@ class Loop {
         completions_(static_cast<size_t>(a.queue_depth)), waiter_(a.timing->wait) {
     for (int i = a.queue_depth - 1; i >= 0; --i) free_.push_back(static_cast<uint32_t>(i));
     if (a_.log) {
-      runqueue_.emplace();  // on the worker's own thread: its schedstat
-      a_.progress->waits_measured.store(runqueue_->ok(), std::memory_order_relaxed);
+      if (a_.measure_waits) runqueue_.emplace();  // on the worker's own thread: its schedstat
+      if (runqueue_ && !runqueue_->ok()) runqueue_.reset();
+      a_.progress->waits_measured.store(runqueue_.has_value(), std::memory_order_relaxed);
     }
   }
 
@@ -76,7 +77,7 @@ class Loop {
     while (!policy_.Stopping()) {
       uint64_t now = clock_.NowNs();
       if (now - anchor_ns_ >= kPreemptAnchorNs && runqueue_) [[unlikely]] {
-        Anchor();  // before the op's start is taken: the read is in no op's time
+        Anchor();  // before the op's start is taken (ops in flight at depth > 1 wait through it)
         now = clock_.NowNs();
       }
       if (policy_.Ended(now)) break;
@@ -253,27 +254,32 @@ class Loop {
 
   // The run-queue wait so far, read before an op starts (never inside one's
   // measured time): where a long op's wait is measured from.
+  // The clock before the read: a wait during the read then counts as before
+  // the next op's start, which keeps the op's figure a lower bound.
   void Anchor() {
-    anchor_wait_ns_ = runqueue_->WaitNs();
     anchor_ns_ = clock_.NowNs();
+    anchor_wait_ns_ = runqueue_->WaitNs();
   }
   // The worker's wait on the run queue within [start, end] of an op that
-  // took kPreemptedFromNs or longer: the wait since the anchor, less all the
-  // time from the anchor to the op's start (a lower bound), at most end − start.
+  // took kPreemptedFromNs or longer: the wait between the previous read and the
+  // one after its end, less all the time outside [start, end] between them
+  // (a lower bound), at most end − start.
   uint32_t PreemptedIn(uint64_t start, uint64_t end) {
     if (end - start < kPreemptedFromNs || !runqueue_) [[likely]] return 0;
     return MeasurePreempted(start, end);
   }
   [[gnu::noinline]] uint32_t MeasurePreempted(uint64_t start, uint64_t end) {
-    if (!runqueue_->ok()) return 0;
     if (end != read_end_ns_) {  // one read for all the ops reaped at `end`; it is the next anchor
       from_wait_ns_ = anchor_wait_ns_, from_ns_ = anchor_ns_;
       anchor_wait_ns_ = runqueue_->WaitNs();
+      const uint64_t read_at = clock_.NowNs();
+      after_end_ns_ = read_at - end;  // bookkeeping between the op's end and the read
       anchor_ns_ = read_end_ns_ = end;
     }
-    const uint64_t waited = anchor_wait_ns_ > from_wait_ns_ ? anchor_wait_ns_ - from_wait_ns_ : 0;
-    const uint64_t before = start > from_ns_ ? start - from_ns_ : 0;
-    return static_cast<uint32_t>(std::min({waited > before ? waited - before : 0, end - start, uint64_t{UINT32_MAX}}));
+    const bool read = anchor_wait_ns_ != UINT64_MAX && from_wait_ns_ != UINT64_MAX;  // both reads worked
+    const uint64_t waited = read && anchor_wait_ns_ > from_wait_ns_ ? anchor_wait_ns_ - from_wait_ns_ : 0;
+    const uint64_t outside = (start > from_ns_ ? start - from_ns_ : 0) + after_end_ns_;
+    return static_cast<uint32_t>(std::min({waited > outside ? waited - outside : 0, end - start, uint64_t{UINT32_MAX}}));
   }
 
   [[gnu::always_inline]] void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
@@ -315,6 +321,7 @@ class Loop {
   uint64_t anchor_wait_ns_ = 0, anchor_ns_ = 0;    // the last read, and when
   uint64_t from_wait_ns_ = 0, from_ns_ = 0;        // the read before it (the ops that ended at the last)
   uint64_t read_end_ns_ = 0;                       // the op end the last read was taken at
+  uint64_t after_end_ns_ = 0;                      // and how long after that end it was taken
   bool held_ = false;
   uint64_t held_rel_ = 0;
 };

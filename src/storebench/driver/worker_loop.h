@@ -52,8 +52,8 @@ struct alignas(64) WorkerProgress {
   std::atomic<uint64_t> cpu_at_end_ns{0};
   std::atomic<uint64_t> sleeps{0}, late_sleeps{0}, late_yields{0}, max_spin_window_ns{0};  // the wait policy, set at the end
   std::atomic<uint64_t> finished_ns{0};  // Clock ns when its loop ended (after its last op completed)
-  // Open loop: false when it could not measure its waits for a CPU inside its
-  // ops (no schedstat, or more workers than RunqueueReader::kMaxOpen).
+  // Open loop: false when it did not measure its waits for a CPU inside its
+  // ops (not asked to, or no schedstat descriptor could be had).
   std::atomic<bool> waits_measured{true};
   std::atomic<bool> done{false};
 };
@@ -66,6 +66,9 @@ struct WorkerLoopArgs {
   const Timing* timing = nullptr;
   int queue_depth = 1;
   OpLog* log = nullptr;  // open loop: every op, warm-up included, for the ideal client (ideal_client.h)
+  // Open loop: measure the worker's waits for a CPU inside its ops
+  // (OpRecord::preempted_ns); the runner asks it of every worker or of none.
+  bool measure_waits = false;
   // What happens around each op (measure/op_policy.h): its window is *timing
   // and its warm-up count progress->warmup_ops; its ops_limit is for closed
   // loops (an open loop's is its source's).

@@ -186,3 +186,41 @@ TEST(JobTest, TwoResultsMergeExactly) {
 
 }  // namespace
 }  // namespace storebench::job
+
+namespace storebench::job {
+namespace {
+
+// The own-CPU replay of merged processes is kept only when every process has
+// it: a figure of part of the ops would be set against the whole run's ideal.
+TEST(JobTest, TheOwnCpuReplayMergesOnlyWhenEveryProcessHasIt) {
+  std::vector<driver::RunResult> runs;
+  for (const char* seed : {"1", "2", "3", "4"}) {
+    auto plan = MakePlan(NullJob({{"schedule", "constant:2000"}, {"duration", "200ms"}, {"threads", "1"},
+                                  {"seed", seed}},
+                                 {{"service-time", "spin:1us"}}));
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    auto r = RunPlan(*plan, {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    auto sent = DecodeRunResult(nlohmann::json::parse(EncodeRunResult(r->run).dump()));
+    ASSERT_TRUE(sent.ok()) << sent.status().message();
+    runs.push_back(std::move(*sent));
+  }
+  if (!runs[0].own_cpu) GTEST_SKIP() << "this kernel gives the workers no schedstat: no own-CPU replay to merge";
+  ASSERT_TRUE(runs[1].own_cpu.has_value());
+  const uint64_t both = runs[0].own_cpu->count() + runs[1].own_cpu->count();
+  driver::RunResult merged = std::move(runs[0]);
+  ASSERT_TRUE(MergeRunResults(&merged, runs[1]).ok());
+  ASSERT_TRUE(merged.own_cpu.has_value());
+  EXPECT_EQ(merged.own_cpu->count(), both);
+  EXPECT_EQ(merged.ideal->count(), both);
+  runs[2].own_cpu.reset();  // a process that could not measure its workers' waits
+  ASSERT_TRUE(MergeRunResults(&merged, runs[2]).ok());
+  EXPECT_FALSE(merged.own_cpu.has_value());
+  runs[3].own_cpu.reset();
+  driver::RunResult other_way = std::move(runs[3]);
+  ASSERT_TRUE(MergeRunResults(&other_way, runs[1]).ok());
+  EXPECT_FALSE(other_way.own_cpu.has_value());
+}
+
+}  // namespace
+}  // namespace storebench::job

@@ -350,8 +350,14 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
   into->stopped_on_errors = into->stopped_on_errors || other.stopped_on_errors;
   into->open_loop = into->open_loop || other.open_loop;
   into->offered_ops += other.offered_ops;
+  const bool had_ideal = into->ideal.has_value();  // false: `into` is still empty
   for (auto [a, b] : {std::pair{&into->ideal, &other.ideal}, std::pair{&into->ideal_observed, &other.ideal_observed},
                       std::pair{&into->steady, &other.steady}, std::pair{&into->own_cpu, &other.own_cpu}}) {
+    // A figure only some processes have would be of part of the ops: kept only when every one has it.
+    if (a == &into->own_cpu && had_ideal && a->has_value() != b->has_value()) {
+      a->reset();
+      continue;
+    }
     if (!b->has_value()) continue;
     if (!a->has_value())
       *a = **b;
