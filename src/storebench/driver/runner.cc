@@ -174,6 +174,7 @@ class LoadRun {
   // The ideal client's inputs (ideal_client.h): a log per open-loop worker.
   std::vector<std::unique_ptr<OpLog>> logs_;
   std::vector<ArrivalSource*> group_shared_;
+  bool measure_waits_ = false;  // open-loop workers measure their waits for a CPU (worker_loop.h)
   std::vector<std::vector<int>> group_workers_;
 
   std::vector<int> allowed_;  // the CPUs the process may use
@@ -263,6 +264,9 @@ void LoadRun::MakeWorkers() {
   for (const WorkerGroup& g : config_.groups)
     if (g.schedule.open_loop()) open_workers += g.threads;
   const size_t log_budget = open_workers ? (64u << 20) / sizeof(OpRecord) / static_cast<size_t>(open_workers) : 0;
+  // Every open-loop worker measures its waits for a CPU, or none does
+  // (RunqueueReader's descriptors are few): replays stay comparable.
+  measure_waits_ = open_workers <= RunqueueReader::kMaxOpen;
   int w = 0;
   for (size_t gi = 0; gi < config_.groups.size(); ++gi) {
     const WorkerGroup& g = config_.groups[gi];
@@ -329,11 +333,7 @@ void LoadRun::AddWorker(size_t gi, int i, int w, ArrivalSource* group_source, si
     logs_[w] = std::make_unique<OpLog>(
         std::clamp<size_t>(want, 1024, std::max<size_t>(1024, std::min<size_t>(log_budget, 1u << 18))));
     a.log = logs_[w].get();
-    // Every open-loop worker measures its waits for a CPU, or none does
-    // (RunqueueReader's descriptors are few): replays stay comparable.
-    int open_workers = 0;
-    for (const WorkerGroup& og : config_.groups) open_workers += og.schedule.open_loop() ? og.threads : 0;
-    a.measure_waits = open_workers <= RunqueueReader::kMaxOpen;
+    a.measure_waits = measure_waits_;
   }
 }
 

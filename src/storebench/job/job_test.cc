@@ -141,20 +141,30 @@ TEST(JobTest, OpsAreATotalOverEveryClass) {
   EXPECT_FALSE(MakePlan(j).ok());
 }
 
-// Two runs, sent as two processes would (encoded and decoded), merge into
-// exactly the counters and histograms of one run over both.
-TEST(JobTest, TwoResultsMergeExactly) {
-  std::vector<driver::RunResult> runs;
-  for (const char* seed : {"1", "2"}) {
-    auto plan = MakePlan(NullJob({{"ops", "20000"}, {"threads", "2"}, {"seed", seed}, {"interval", "5ms"}},
-                                 {{"service-time", "spin:1us"}, {"fail-every", "7"}}));
+// One null run per seed, each sent as a process would send it (encoded and
+// decoded), appended to `runs`.
+void SentRuns(std::initializer_list<const char*> seeds, OptionValues options, OptionValues backend_options,
+              std::vector<driver::RunResult>* runs) {
+  for (const char* seed : seeds) {
+    OptionValues with_seed = options;
+    with_seed["seed"] = seed;
+    auto plan = MakePlan(NullJob(with_seed, backend_options));
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     auto r = RunPlan(*plan, {});
     ASSERT_TRUE(r.ok()) << r.status().message();
     auto sent = DecodeRunResult(nlohmann::json::parse(EncodeRunResult(r->run).dump()));
     ASSERT_TRUE(sent.ok()) << sent.status().message();
-    runs.push_back(std::move(*sent));
+    runs->push_back(std::move(*sent));
   }
+}
+
+// Two runs, sent as two processes would (encoded and decoded), merge into
+// exactly the counters and histograms of one run over both.
+TEST(JobTest, TwoResultsMergeExactly) {
+  std::vector<driver::RunResult> runs;
+  SentRuns({"1", "2"}, {{"ops", "20000"}, {"threads", "2"}, {"interval", "5ms"}},
+           {{"service-time", "spin:1us"}, {"fail-every", "7"}}, &runs);
+  ASSERT_EQ(runs.size(), 2u);
   const driver::RunResult& a = runs[0];
   const driver::RunResult& b = runs[1];
   measure::Histogram want_resp = a.total->AllResponse();
@@ -194,17 +204,9 @@ namespace {
 // it: a figure of part of the ops would be set against the whole run's ideal.
 TEST(JobTest, TheOwnCpuReplayMergesOnlyWhenEveryProcessHasIt) {
   std::vector<driver::RunResult> runs;
-  for (const char* seed : {"1", "2", "3", "4"}) {
-    auto plan = MakePlan(NullJob({{"schedule", "constant:2000"}, {"duration", "200ms"}, {"threads", "1"},
-                                  {"seed", seed}},
-                                 {{"service-time", "spin:1us"}}));
-    ASSERT_TRUE(plan.ok()) << plan.status().message();
-    auto r = RunPlan(*plan, {});
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    auto sent = DecodeRunResult(nlohmann::json::parse(EncodeRunResult(r->run).dump()));
-    ASSERT_TRUE(sent.ok()) << sent.status().message();
-    runs.push_back(std::move(*sent));
-  }
+  SentRuns({"1", "2", "3", "4"}, {{"schedule", "constant:2000"}, {"duration", "200ms"}, {"threads", "1"}},
+           {{"service-time", "spin:1us"}}, &runs);
+  ASSERT_EQ(runs.size(), 4u);
   if (!runs[0].own_cpu) GTEST_SKIP() << "this kernel gives the workers no schedstat: no own-CPU replay to merge";
   ASSERT_TRUE(runs[1].own_cpu.has_value());
   const uint64_t both = runs[0].own_cpu->count() + runs[1].own_cpu->count();
