@@ -13,7 +13,8 @@
 #   pause    the whole storebench process stopped (SIGSTOP/SIGCONT) for 50 ms of every second
 #   membw    a memory-bandwidth hog on the CPU the workers do not use, 300 ms of every second, beside a
 #            service that reads memory (null walk:20us at MEMBW_RATE); a run without the hog comes first
-#            (membw-quiet), so the row says how much tail the hog made at all
+#            (membw-quiet), so the row says how much tail the hog made at all, and before both the
+#            hog's reach: the time of a load from memory on the workers' CPU alone and beside it
 # Engine-made tails:
 #   stall    null --stall 50ms/1s: the engine pauses every worker
 #   slow     null --slow 10x:100ms/1s: the engine's service time rises 10x for 100 ms of every second
@@ -117,6 +118,14 @@ case_pause() {
 }
 
 case_membw() {
+  # The fault's reach first: a load from memory on the workers' CPU, alone and beside the loop (1 s each).
+  local alone beside
+  alone=$("$HOG" latency 0 1000)
+  "$HOG" memory $((NCPU - 1)) 1200 1200 1200 &
+  sleep 0.1
+  beside=$("$HOG" latency 0 1000)
+  wait
+  echo "$alone $beside" >"$OUT/membw-reach-$r"
   SERVICE=walk:20us RUN_RATE=$MEMBW_RATE null_run membw-quiet
   wait "$RUN_PID" || true
   SERVICE=walk:20us RUN_RATE=$MEMBW_RATE null_run membw
@@ -215,6 +224,10 @@ for c in cases:
                 if quiet and ca["p99"]["observed_ns"] <= 1.2 * quiet["p99"]["observed_ns"] \
                         and ca["max"]["observed_ns"] <= 1.2 * quiet["max"]["observed_ns"]:
                     verdict = "no tail to place"
+                reach = f"{out}/{c}-reach-{r}"
+                if os.path.exists(reach):
+                    alone, beside = (float(x) for x in open(reach).read().split())
+                    verdict += f"; a load from memory took {alone:.0f} ns alone, {beside:.0f} ns beside the loop"
                 if quiet:
                     verdict += (f" (p99 {ca['p99']['observed_ns']/max(1, quiet['p99']['observed_ns']):.1f}x, "
                                 f"max {ca['max']['observed_ns']/max(1, quiet['max']['observed_ns']):.1f}x the run without it)")
