@@ -4,6 +4,8 @@
 // operation, the object (path, flag) and the cause. Only cli/ turns a Status
 // into an exit code: kInvalidArgument and kNotFound/kCorruption of input data
 // mean "bad usage or bad input" (exit 2), everything else "run failed" (1).
+// Both are [[nodiscard]]: a dropped Status is a dropped failure; where a
+// caller means to ignore one, it says so with (void) and a reason.
 // Thread-safety: a value type; distinct objects may be used concurrently.
 #pragma once
 
@@ -13,7 +15,7 @@
 
 namespace storebench {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code { kOk, kInvalidArgument, kNotFound, kCorruption, kNotSupported, kIOError, kInterrupted };
 
@@ -49,7 +51,7 @@ Status ErrnoStatus(std::string_view op, std::string_view path, int err);
 
 // Value-or-Status, for functions that return something on success.
 template <typename T>
-class StatusOr {
+class [[nodiscard]] StatusOr {
  public:
   StatusOr(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
   StatusOr(Status status) : status_(std::move(status)) {}  // NOLINT

@@ -232,6 +232,15 @@ std::string FormatCount(double value) {
   return (value <= -0.5 ? "-" : "") + out;
 }
 
+std::string FormatCompactCount(double v, std::string_view unit) {
+  if (unit == "bytes") return FormatBytes(v);
+  if (v >= 1e9) return fmt::format("{:.2f}G", v / 1e9);
+  if (v >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
+  if (v >= 10e3) return fmt::format("{:.1f}k", v / 1e3);
+  if (v < 10 && v != std::floor(v)) return fmt::format("{:.1f}", v);
+  return fmt::format("{:.0f}", v);
+}
+
 std::string FormatBytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

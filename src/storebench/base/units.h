@@ -43,6 +43,9 @@ StatusOr<std::vector<std::string>> SplitShellWords(std::string_view text, std::s
 std::string FormatDurationNs(double ns);
 // "84,000", "1,234,567": a count or rate rounded to a whole number, with thousands separators.
 std::string FormatCount(double value);
+// A count in 3 or 4 figures, for a live line: "950", "12.3k", "14.70M"; with
+// unit "bytes", FormatBytes().
+std::string FormatCompactCount(double value, std::string_view unit = "");
 // "4.0 KiB", "1.5 GiB".
 std::string FormatBytes(double bytes);
 

@@ -53,6 +53,12 @@ TEST(Units, Format) {
   EXPECT_EQ(FormatCount(999.6), "1,000");
   EXPECT_EQ(FormatCount(1234567), "1,234,567");
   EXPECT_EQ(FormatCount(12), "12");
+  // The live lines' short form, and the one owner of both forms.
+  EXPECT_EQ(FormatCompactCount(950), "950");
+  EXPECT_EQ(FormatCompactCount(12345), "12.3k");
+  EXPECT_EQ(FormatCompactCount(14.7e6), "14.70M");
+  EXPECT_EQ(FormatCompactCount(2.5), "2.5");
+  EXPECT_EQ(FormatCompactCount(4096, "bytes"), FormatBytes(4096));
 }
 
 TEST(Units, ShellWordsAreSplitAsAShellSplitsThem) {

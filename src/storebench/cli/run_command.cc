@@ -352,7 +352,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
     if (!first_phase) {
       // RunPlan has set the open loop's rate in the plan before this call.
       const driver::ScheduleSpec& s = plan->config.groups[0].schedule;
-      text.StartPhase(PhaseInfo(plan->config, "phase 2 open loop " + report::FormatCount(s.rate) + "/s,"));
+      text.StartPhase(PhaseInfo(plan->config, "phase 2 open loop " + FormatCompactCount(s.rate) + "/s,"));
       if (!out.quiet) std::printf("\n%s\n", line.c_str());
       if (display.terminal()) display.Update(text.Starting(), true);
     }

@@ -35,7 +35,7 @@ int TerminalWidth(int fd) {
 
 std::string RateOf(double per_s, std::string_view unit) {
   if (unit == "bytes") return FormatBytes(per_s) + "/s";
-  return FormatCount(per_s, "") + " " + std::string(unit) + "/s";
+  return FormatCompactCount(per_s, "") + " " + std::string(unit) + "/s";
 }
 
 // "[####......]  40% 4.0s/10.0s[ ELAPSED][ 6.0s left]"
@@ -84,15 +84,6 @@ void ProgressDisplay::Clear() {
   drawn_ = false;
 }
 
-std::string FormatCount(double v, std::string_view unit) {
-  if (unit == "bytes") return FormatBytes(v);
-  if (v >= 1e9) return fmt::format("{:.2f}G", v / 1e9);
-  if (v >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
-  if (v >= 10e3) return fmt::format("{:.1f}k", v / 1e3);
-  if (v < 10 && v != std::floor(v)) return fmt::format("{:.1f}", v);
-  return fmt::format("{:.0f}", v);
-}
-
 std::string ProgressBar(double fraction, int width) {
   const int inner = std::max(width - 2, 1);
   const int full = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * inner + 1e-9);
@@ -115,9 +106,9 @@ std::string PrepareProgressText::Line(const backend::PrepareProgress& p) {
   if (p.total == 0) return fmt::format("prepare: {}  {} elapsed", p.step, FormatSeconds(all_s));
   const double rate = step_s > 0.25 ? done / step_s : 0;  // sooner, the rate is noise
   const double left = rate > 0 ? (total - done) / rate : -1;
-  const std::string total_text = FormatCount(total, p.unit) + (p.unit == "bytes" ? "" : " " + std::string(p.unit));
+  const std::string total_text = FormatCompactCount(total, p.unit) + (p.unit == "bytes" ? "" : " " + std::string(p.unit));
   std::string line =
-      fmt::format("prepare: {} {}", p.step, Done(done, total, FormatCount(done, p.unit), total_text, all_s, left));
+      fmt::format("prepare: {} {}", p.step, Done(done, total, FormatCompactCount(done, p.unit), total_text, all_s, left));
   if (rate > 0) line += "  " + RateOf(rate, p.unit);
   return line;
 }
@@ -136,8 +127,8 @@ std::string RunProgressText::MeasuredHead(double t_s) const {
   if (info_.ops > 0) {
     const double rate = t_s > 0 ? static_cast<double>(ops_) / t_s : 0;
     const double left = rate > 0 ? static_cast<double>(info_.ops - std::min(ops_, info_.ops)) / rate : -1;
-    return Done(static_cast<double>(ops_), static_cast<double>(info_.ops), FormatCount(static_cast<double>(ops_), ""),
-                FormatCount(static_cast<double>(info_.ops), "") + " ops", t_s, left);
+    return Done(static_cast<double>(ops_), static_cast<double>(info_.ops), FormatCompactCount(static_cast<double>(ops_), ""),
+                FormatCompactCount(static_cast<double>(info_.ops), "") + " ops", t_s, left);
   }
   return FormatSeconds(t_s) + " elapsed";
 }
@@ -155,15 +146,15 @@ std::string RunProgressText::Line(const driver::IntervalStats& t) {
     const double left = -t.t_s, done = std::max(info_.warmup_s - left, 0.0);
     return fmt::format("{} warm-up {} | {} ops", info_.phase,
                        Done(done, info_.warmup_s, FormatSeconds(done), FormatSeconds(info_.warmup_s), -1, left),
-                       FormatCount(static_cast<double>(t.ops)));
+                       FormatCompactCount(static_cast<double>(t.ops)));
   }
   ops_ += t.ops;
   const std::string head = MeasuredHead(t.t_s);
-  std::string line = fmt::format("{} measuring {} | {} ops/s", info_.phase, head, FormatCount(t.ops_per_sec, ""));
+  std::string line = fmt::format("{} measuring {} | {} ops/s", info_.phase, head, FormatCompactCount(t.ops_per_sec, ""));
   double target = 0;
   const auto since_arrivals_ns = static_cast<uint64_t>((info_.warmup_s + t.t_s) * 1e9);  // arrivals start with warm-up
   for (const driver::ScheduleSpec& spec : info_.schedules) target += spec.RateAt(since_arrivals_ns);
-  if (target > 0) line += " of " + FormatCount(target, "");
+  if (target > 0) line += " of " + FormatCompactCount(target, "");
   if (t.backlog >= 1 || t.max_backlog >= 1) line += fmt::format(" backlog {:.0f}", t.backlog);
   if (t.errors) line += fmt::format(" errors {}", t.errors);
   line += fmt::format(" p99 {} p50 {} max {}", FormatDurationNs(static_cast<double>(t.response.p99)),

@@ -56,8 +56,6 @@ class ProgressDisplay {
 
 // "[#######.......]" of `width` characters in all, ASCII.
 std::string ProgressBar(double fraction, int width);
-// A count in 3 or 4 figures: "950", "12.3k", "14.7M"; bytes ("bytes") as FormatBytes().
-std::string FormatCount(double v, std::string_view unit = "");
 // A short duration for a progress line: "0.8s", "12.3s", "4m05s", "2h04m".
 std::string FormatSeconds(double s);
 

@@ -20,9 +20,6 @@ TEST(ProgressText, BarAndDurations) {
   EXPECT_EQ(FormatSeconds(12.34), "12.3s");
   EXPECT_EQ(FormatSeconds(245), "4m05s");
   EXPECT_EQ(FormatSeconds(7440), "2h04m");
-  EXPECT_EQ(FormatCount(950), "950");
-  EXPECT_EQ(FormatCount(12345), "12.3k");
-  EXPECT_EQ(FormatCount(14.7e6), "14.70M");
 }
 
 TEST(ProgressText, RunLineShowsPhaseElapsedOfTotalAndOpenLoopFigures) {

@@ -74,7 +74,7 @@ Status Create(const std::string& path, std::vector<ArchiveSpec> archives, const 
   if (st.ok()) st = WriteArchives(**f, header, options.allocation);
   if (st.ok()) st = (*f)->Close();
   if (!st.ok()) {
-    (*f)->Close();
+    (void)(*f)->Close();  // the first failure is the one to report; the file goes anyway
     ::unlink(path.c_str());  // half a file is worse than none, as whisper.py says
     return st;
   }
