@@ -61,6 +61,7 @@ void CpuHeld::Add(const CpuHeld& o) {
   capacity_ns += o.capacity_ns;
   backlogged_ns += o.backlogged_ns;
   backlogged_runqueue_ns += o.backlogged_runqueue_ns;
+  preempted_in_ops_ns += o.preempted_in_ops_ns;
   for (const auto& [name, ns] : o.engine_threads) engine_threads[name] += ns;
 }
 

@@ -42,6 +42,10 @@ struct CpuHeld {
   // due and not yet started (summed over workers), and their run-queue wait in it.
   uint64_t backlogged_ns = 0;
   uint64_t backlogged_runqueue_ns = 0;
+  // The workers' waits for a CPU measured inside ops (ideal_client.h,
+  // OpRecord::preempted_ns) of the ops that arrived in the window: filled at
+  // the end of the run.
+  uint64_t preempted_in_ops_ns = 0;
   // The engine's live threads by name (trailing digits dropped: "rocksdb:low0"
   // and "rocksdb:low1" are one pool); the names' sum may fall short of
   // engine_ns by the threads that ended.

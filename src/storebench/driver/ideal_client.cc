@@ -59,8 +59,8 @@ void IdealClient::CloseIntervalsBefore(uint64_t t_ns) {
 }
 
 void IdealClient::CloseInterval() {
-  done_.push_back(
-      {interval_ideal_.Encode(), interval_observed_.Encode(), interval_steady_.Encode(), interval_own_cpu_.Encode()});
+  done_.push_back({interval_ideal_.Encode(), interval_observed_.Encode(), interval_steady_.Encode(),
+                   interval_own_cpu_.Encode(), interval_preempted_ns_});
   ResetInterval();
 }
 
@@ -69,6 +69,7 @@ void IdealClient::ResetInterval() {
   interval_observed_.Reset();
   interval_steady_.Reset();
   interval_own_cpu_.Reset();
+  interval_preempted_ns_ = 0;
 }
 
 void IdealClient::Advance(uint64_t watermark_ns) {
@@ -108,6 +109,8 @@ void IdealClient::Advance(uint64_t watermark_ns) {
     interval_observed_.Record(observed);
     interval_steady_.Record(steady);
     interval_own_cpu_.Record(own_cpu);
+    preempted_ns_ += op.preempted_ns;
+    interval_preempted_ns_ += op.preempted_ns;
   }
   if (last) {
     if (interval_ideal_.count()) CloseInterval();

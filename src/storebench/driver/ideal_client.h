@@ -111,6 +111,7 @@ class alignas(64) OpLog {
 // ideal client and for what the run observed of the same ops.
 struct IdealInterval {
   std::string ideal, observed, steady, own_cpu;  // Histogram::Encode()
+  uint64_t preempted_ns = 0;                     // the sum of its ops' OpRecord::preempted_ns
 };
 
 class PlatformTimeline;
@@ -138,6 +139,8 @@ class IdealClient {
   const measure::Histogram& steady() const { return steady_; }
   // The own-CPU ideal client's (service times less the worker's run-queue wait in them).
   const measure::Histogram& own_cpu() const { return own_cpu_; }
+  // The workers' waits for a CPU measured inside those ops (OpRecord::preempted_ns), summed.
+  uint64_t preempted_ns() const { return preempted_ns_; }
   // Per arrival interval, complete up to the last Advance()'s watermark.
   const std::vector<IdealInterval>& intervals() const { return done_; }
   uint64_t replayed() const { return replayed_; }
@@ -161,6 +164,7 @@ class IdealClient {
   measure::Histogram ideal_, observed_, steady_, own_cpu_;
   // The open arrival interval (index done_.size()) and its histograms.
   measure::Histogram interval_ideal_, interval_observed_, interval_steady_, interval_own_cpu_;
+  uint64_t interval_preempted_ns_ = 0, preempted_ns_ = 0;
   std::vector<IdealInterval> done_;
   uint64_t replayed_ = 0;
 };

@@ -82,6 +82,11 @@ void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, bool 
     r->*kind.run = std::move(total);
   }
   for (IntervalStats& st : r->intervals) st.has_ideal = true;
+  if (!waits_measured || n == 0) return;
+  for (const auto& c : clients)
+    if (c)
+      for (size_t k = 0; k < c->intervals().size(); ++k)
+        r->intervals[std::min(k, n - 1)].cpu.preempted_in_ops_ns += c->intervals()[k].preempted_ns;
 }
 
 // One run of RunLoad: its state, and its steps in the order RunLoad calls
@@ -748,7 +753,8 @@ void LoadRun::AddMetrics(const WorkerTotals& totals) {
                                  {"steal_ns", held.steal_ns},
                                  {"capacity_ns", held.capacity_ns},
                                  {"backlogged_ns", held.backlogged_ns},
-                                 {"backlogged_runqueue_ns", held.backlogged_runqueue_ns}})
+                                 {"backlogged_runqueue_ns", held.backlogged_runqueue_ns},
+                                 {"preempted_in_ops_ns", held.preempted_in_ops_ns}})
     m.Counter({"platform", "cpu_held", name}, ns, measure::Unit::kNanoseconds);
   for (const auto& [name, ns] : held.engine_threads)
     m.Counter({"platform", "cpu_held", "engine_threads", name}, ns, measure::Unit::kNanoseconds);

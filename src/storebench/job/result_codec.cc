@@ -93,7 +93,7 @@ nlohmann::json EncodeCpuHeld(const driver::CpuHeld& c) {
   return {{"workers_ns", c.workers_ns}, {"engine_ns", c.engine_ns}, {"client_ns", c.client_ns},
           {"others_ns", c.others_ns},   {"steal_ns", c.steal_ns},   {"capacity_ns", c.capacity_ns},
           {"backlogged_ns", c.backlogged_ns}, {"backlogged_runqueue_ns", c.backlogged_runqueue_ns},
-          {"engine_threads", c.engine_threads}};
+          {"preempted_in_ops_ns", c.preempted_in_ops_ns}, {"engine_threads", c.engine_threads}};
 }
 
 driver::CpuHeld DecodeCpuHeld(const nlohmann::json& j) {
@@ -107,6 +107,7 @@ driver::CpuHeld DecodeCpuHeld(const nlohmann::json& j) {
   c.capacity_ns = j.value("capacity_ns", uint64_t{0});
   c.backlogged_ns = j.value("backlogged_ns", uint64_t{0});
   c.backlogged_runqueue_ns = j.value("backlogged_runqueue_ns", uint64_t{0});
+  c.preempted_in_ops_ns = j.value("preempted_in_ops_ns", uint64_t{0});
   if (j.contains("engine_threads")) c.engine_threads = j.at("engine_threads").get<std::map<std::string, uint64_t>>();
   return c;
 }

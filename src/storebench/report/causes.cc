@@ -47,8 +47,9 @@ CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker
 }
 
 double CpuWaitShare(const driver::CpuHeld& cpu) {
-  return cpu.backlogged_ns && cpu.backlogged_runqueue_ns
-             ? std::min(1.0, static_cast<double>(cpu.backlogged_runqueue_ns) / static_cast<double>(cpu.backlogged_ns))
+  const uint64_t unmeasured = cpu.backlogged_runqueue_ns - std::min(cpu.preempted_in_ops_ns, cpu.backlogged_runqueue_ns);
+  return cpu.backlogged_ns && unmeasured
+             ? std::min(1.0, static_cast<double>(unmeasured) / static_cast<double>(cpu.backlogged_ns))
              : 0;
 }
 
@@ -96,6 +97,7 @@ driver::CpuHeld RunCpuHeld(const driver::RunResult& r) {
   h.capacity_ns = get("capacity_ns");
   h.backlogged_ns = get("backlogged_ns");
   h.backlogged_runqueue_ns = get("backlogged_runqueue_ns");
+  h.preempted_in_ops_ns = get("preempted_in_ops_ns");
   for (const measure::Metric& m : r.metrics.metrics())
     if (m.path.size() == 4 && m.path[0] == "platform" && m.path[1] == "cpu_held" && m.path[2] == "engine_threads")
       h.engine_threads[m.path[3]] = m.count;
@@ -110,8 +112,9 @@ RunCauses CausesOf(const driver::RunResult& r) {
                      r.metrics.Value({"platform", "speed", "work_ns"}).value_or(0);
   const CauseWeights w = WeightsOf(cpu, WorkersOf(r), WorkerCpusOf(r), std::max(0.0, lost));
   const bool steady = r.steady && r.steady->count(), own = r.own_cpu && r.own_cpu->count();
-  // Measured per op, the workers' wait for a CPU inside their ops replaces its window rate f.
-  const double f = own ? 0 : CpuWaitShare(cpu);
+  // The workers' waits for a CPU measured per op are out of the own-CPU and
+  // steady replays; f, the window's rate, covers the rest (CpuWaitShare).
+  const double f = CpuWaitShare(cpu);
   c.p99 = Attribute(r.ideal_observed->ValueAtPercentile(99), r.ideal->ValueAtPercentile(99), w, f,
                     steady ? std::optional<uint64_t>(r.steady->ValueAtPercentile(99)) : std::nullopt,
                     own ? std::optional<uint64_t>(r.own_cpu->ValueAtPercentile(99)) : std::nullopt);
@@ -137,7 +140,7 @@ RunCauses IntervalCauses(const driver::RunResult& r, const driver::IntervalStats
   const double lost = static_cast<double>(st.platform.span_ns) - static_cast<double>(st.platform.work_ns);
   const CauseWeights w = WeightsOf(st.cpu, WorkersOf(r), WorkerCpusOf(r), std::max(0.0, lost));
   const bool steady = st.steady.max > 0, own = st.own_cpu.max > 0;
-  const double f = own ? 0 : CpuWaitShare(st.cpu);
+  const double f = CpuWaitShare(st.cpu);
   c.p99 = Attribute(st.arrival_observed.p99, st.ideal.p99, w, f,
                     steady ? std::optional<uint64_t>(st.steady.p99) : std::nullopt,
                     own ? std::optional<uint64_t>(st.own_cpu.p99) : std::nullopt);

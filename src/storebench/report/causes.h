@@ -78,7 +78,10 @@ struct CauseWeights {
 // from the workers' CPUs (span − work: stops and slow running, summed over
 // the metered CPUs); it adds to the platform's weight.
 CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker_cpus, double platform_lost_ns = 0);
-// f: the workers' run-queue wait while backlogged over their backlogged time (0 without a backlog).
+// f: the workers' run-queue wait while backlogged, less the waits measured
+// inside ops (CpuHeld::preempted_in_ops_ns: the replays leave those out
+// already), over their backlogged time (0 without a backlog). A wait inside an
+// op shorter than kPreemptedFromNs is not measured per op; f covers it.
 double CpuWaitShare(const driver::CpuHeld& cpu);
 TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait = 0,
                      std::optional<uint64_t> steady_ns = std::nullopt,

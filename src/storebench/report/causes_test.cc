@@ -49,6 +49,12 @@ TEST(Causes, TheWorkersWaitForACpuMovesThatShareOfTheQueueToTheHolders) {
   EXPECT_DOUBLE_EQ(CpuWaitShare(cpu), 0.25);
   cpu.backlogged_runqueue_ns = 5000;  // sampled a moment apart: never more than all of it
   EXPECT_DOUBLE_EQ(CpuWaitShare(cpu), 1);
+  // Waits measured inside ops are out of the replays already: f is the rest.
+  cpu.backlogged_runqueue_ns = 250, cpu.preempted_in_ops_ns = 100;
+  EXPECT_DOUBLE_EQ(CpuWaitShare(cpu), 0.15);
+  cpu.preempted_in_ops_ns = 400;  // an op's wait outside the backlogged time: nothing left, never below 0
+  EXPECT_DOUBLE_EQ(CpuWaitShare(cpu), 0);
+  cpu.preempted_in_ops_ns = 0;
   const TailCauses t = Attribute(1000, 800, CauseWeights{3, 1, 0}, 0.25);
   EXPECT_DOUBLE_EQ(t.cpu_wait, 0.25);
   EXPECT_DOUBLE_EQ(t.queueing, 0.75 * 0.8);

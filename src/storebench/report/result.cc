@@ -143,7 +143,7 @@ nlohmann::json CausesJson(const RunCauses& causes) {
            "S = min(steady, O), queueing = (1 - cpu_wait) * S / observed (the steady-platform ideal client's tail "
            "over the same ops: service times as the work the CPU could do at its calibrated speed, less the worker's "
            "own run-queue wait in each op; cpu_wait, the share of the time the workers had arrivals waiting that they "
-           "spent on the run queue, is 0 when that wait is measured per op); platform_speed = (1 - cpu_wait) * "
+           "spent on the run queue beyond the waits measured inside ops); platform_speed = (1 - cpu_wait) * "
            "(O - S) / observed (what the platform meter's slow or stopped CPUs added to the service times and their "
            "queue); the rest (I - O, the waits for a CPU inside ops, and observed - I) split among engine, client and "
            "platform by the CPU time each held on the workers' CPUs in the window (platform.cpu_held); platform "

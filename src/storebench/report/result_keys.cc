@@ -233,7 +233,8 @@ constexpr const char* kPercentileKeys[] = {"p50_ns", "p90_ns", "p99_ns", "p999_n
 constexpr const char* kCauseKeys[] = {"queueing", "engine", "client", "platform", "platform_speed", "largest",
                                       "cpu_wait", "ideal_ns", "steady_ns", "own_cpu_ns", "observed_ns"};
 constexpr const char* kCpuHeldKeys[] = {"workers_ns", "engine_ns", "engine_threads", "client_ns", "others_ns",
-                                        "steal_ns", "capacity_ns", "backlogged_ns", "backlogged_runqueue_ns"};
+                                        "steal_ns", "capacity_ns", "backlogged_ns", "backlogged_runqueue_ns",
+                                        "preempted_in_ops_ns"};
 
 std::vector<std::string_view> Split(std::string_view path) {
   std::vector<std::string_view> parts;
@@ -326,14 +327,15 @@ std::string ResultKeysMarkdown() {
   s += "* **Tail causes**: " + list(kCauseKeys) +
        ": the shares (0 to 1, summing to 1) of queueing behind the engine, the engine's threads, the client and the "
        "platform; of the platform's, `platform_speed`, the part the platform meter measured in the service times; the "
-       "largest one's name; the share of the backlogged time the workers spent on the run queue (0 when their wait "
-       "for a CPU is measured inside each op); the ideal client's, the steady-platform ideal client's, the own-CPU "
-       "ideal client's and the observed value of that percentile.\n";
+       "largest one's name; the share of the backlogged time the workers spent on the run queue beyond the waits "
+       "measured inside ops (those are out of the replays already); the ideal client's, the steady-platform ideal "
+       "client's, the own-CPU ideal client's and the observed value of that percentile.\n";
   s += "* **CPU held**: " + list(kCpuHeldKeys) +
        ": CPU time of the workers, the engine's threads (and per thread name under `engine_threads`), the client's "
        "own threads, other processes on the workers' CPUs, steal, and the CPUs' capacity over the window; "
        "`backlogged_ns` is the time workers had arrivals waiting and `backlogged_runqueue_ns` the part of it they "
-       "spent on the run queue.\n";
+       "spent on the run queue; `preempted_in_ops_ns` the workers' waits for a CPU measured inside ops of 0.5 ms "
+       "or longer that arrived in the window.\n";
   s += "* **Outcomes**: ops per outcome name: `ok`, `not_found`, and `error` or `error:REASON` (`error:io`, "
        "`error:verify`, RocksDB's status codes such as `error:Busy`).\n";
   return s;
