@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -142,6 +143,54 @@ TEST_F(Report, HlogInputIsDrawnTagByTag) {
   // Every op once: the untagged line, not it and its breakdowns.
   auto doc = nlohmann::json::parse(Slurp(run));
   EXPECT_NE(html.find(fmt::format("op.service: {} values", doc["totals"]["ops"].get<uint64_t>())), std::string::npos);
+}
+
+// One rule decides which intervals count (driver/interval_rule.h): the run's
+// JSON and CSV, the HTML page and compare show the same ones. A run whose
+// length is not a whole number of intervals has its remainder folded into
+// the last interval when under half of one (1.2 s at 500 ms: 0.5 + 0.7 s);
+// a file that still ends in a short interval (an older version's) has it left
+// out by the page and by compare alike.
+TEST_F(Report, EveryOutputCountsTheSameIntervals) {
+  if (!HaveChartJs()) GTEST_SKIP() << "libjs-chart.js is not installed (scripts/setup.sh installs it)";
+  auto html_intervals = [&](const fs::path& run) {
+    const fs::path page = dir_ / (run.stem().string() + ".html");
+    Outcome o = Run("report " + run.string() + " -o " + page.string());
+    EXPECT_EQ(o.code, 0) << o.err;
+    std::string data = Slurp(page);
+    data = data.substr(data.find("id=\"sb-data\">") + 13);
+    return nlohmann::json::parse(data.substr(0, data.find("</script>")))["series"][0]["runs"][0]["phases"][0]["t"].size();
+  };
+  auto compare_intervals = [&](const fs::path& run, const fs::path& other) {
+    Outcome o = Run("compare " + run.string() + " " + other.string() + " --json " + (dir_ / "cmp.json").string());
+    EXPECT_EQ(o.code, 0) << o.err;
+    return nlohmann::json::parse(Slurp(dir_ / "cmp.json"))["comparisons"][0]["throughput"]["n_baseline"].get<size_t>();
+  };
+  for (const auto& [duration, want] : {std::pair{"1200ms", 2u}, std::pair{"1300ms", 3u}}) {
+    SCOPED_TRACE(duration);
+    const fs::path run = dir_ / "r.json", csv = dir_ / "r.csv", other = dir_ / "o.json";
+    Outcome o = Run(fmt::format("run --backend null --duration {} --warmup 0s --interval 500ms --quiet --json {} --csv {}",
+                                duration, run.string(), csv.string()));
+    ASSERT_EQ(o.code, 0) << o.err;
+    ASSERT_EQ(Run("run --backend null --duration 600ms --interval 200ms --quiet --json " + other.string()).code, 0);
+    const auto doc = nlohmann::json::parse(Slurp(run));
+    const size_t n = doc["intervals"].size();
+    EXPECT_EQ(n, want);  // 0.5 + 0.7 s; 0.5 + 0.5 + 0.3 s
+    for (const auto& i : doc["intervals"]) EXPECT_GE(i["length_s"].get<double>(), 0.25);
+    const std::string lines = Slurp(csv);
+    EXPECT_EQ(static_cast<size_t>(std::count(lines.begin(), lines.end(), '\n')), n + 1) << lines;  // header + rows
+    EXPECT_EQ(html_intervals(run), n);
+    EXPECT_EQ(compare_intervals(run, other), n);
+  }
+  // A file ending in a short interval, as an older version wrote it.
+  auto doc = nlohmann::json::parse(Slurp(dir_ / "r.json"));
+  auto last = doc["intervals"].back();
+  last["length_s"] = 0.1;
+  doc["intervals"].push_back(last);
+  std::ofstream(dir_ / "old.json") << doc.dump();
+  const size_t counted = doc["intervals"].size() - 1;
+  EXPECT_EQ(html_intervals(dir_ / "old.json"), counted);
+  EXPECT_EQ(compare_intervals(dir_ / "old.json", dir_ / "o.json"), counted);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "storebench/driver/hiccup.h"
 #include "storebench/driver/ideal_client.h"
 #include "storebench/driver/interval_collector.h"
+#include "storebench/driver/interval_rule.h"
 #include "storebench/driver/platform_watch.h"
 #include "storebench/driver/threads.h"
 #include "storebench/driver/wait_policy.h"
@@ -664,12 +665,12 @@ uint64_t LoadRun::MeasuredEnd() const {
 
 void LoadRun::CollectLastInterval() {
   IntervalStats last = CollectInterval(std::max(end_, collector_->start_ns()));
-  const bool sliver = last.length_s < 0.05 * static_cast<double>(config_.interval_ns) / 1e9;
-  if (sliver && !result_.intervals.empty()) {
-    // Ops that completed after the last full interval closed, in a sliver of
-    // time: they belong to that interval, not to a 0-second one of their own.
+  // A last interval that does not count (interval_rule.h) holds the ops that
+  // completed after the last full one closed: they belong to it.
+  const double nominal_s = static_cast<double>(config_.interval_ns) / 1e9;
+  if (!LastIntervalCounts(last.length_s, nominal_s, result_.intervals.size())) {
     internal::FoldInto(&result_.intervals.back(), last);
-  } else if (last.ops > 0 || !sliver) {
+  } else if (last.ops > 0 || last.length_s >= kCompleteShare * nominal_s) {  // not an empty sliver of a run
     result_.intervals.push_back(last);
     if (progress_) progress_(last);
   }

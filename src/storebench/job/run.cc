@@ -9,6 +9,7 @@
 
 #include "storebench/base/output_path.h"
 #include "storebench/driver/threads.h"
+#include "storebench/driver/interval_rule.h"
 #include "storebench/job/data_dir.h"
 #include "storebench/job/environment.h"
 
@@ -60,10 +61,10 @@ Status ErrorShare(const driver::RunResult& r, double max_ratio) {
 }  // namespace
 
 double CapacityOf(const driver::RunResult& r, uint64_t interval_ns) {
-  // Intervals of at least half the nominal length; a short last one is noise.
-  std::vector<double> rates;
-  for (const driver::IntervalStats& st : r.intervals)
-    if (st.length_s >= 0.5 * static_cast<double>(interval_ns) / 1e9) rates.push_back(st.ops_per_sec);
+  // The intervals that count (driver/interval_rule.h).
+  std::vector<double> lengths, rates;
+  for (const driver::IntervalStats& st : r.intervals) lengths.push_back(st.length_s), rates.push_back(st.ops_per_sec);
+  rates.resize(driver::CountedIntervals(lengths, static_cast<double>(interval_ns) / 1e9));
   if (rates.empty()) return r.elapsed_s > 0 ? static_cast<double>(r.total->ops()) / r.elapsed_s : 0;
   std::sort(rates.begin(), rates.end());
   const size_t m = rates.size() / 2;

@@ -30,7 +30,7 @@ inline constexpr const char* kSearchDirSchema = "storebench.search-dir/1";
 struct RunRecord {
   std::string path;
   double ops_per_sec = 0;
-  std::vector<double> interval_ops_per_sec;  // full-length intervals only (a short last one is dropped)
+  std::vector<double> interval_ops_per_sec;  // the intervals that count (driver/interval_rule.h)
   Buckets response, service;                 // latency histograms as (value ns, count)
   double response_p99_ns = 0;
   nlohmann::json settings;     // config flattened to run-flag names: {"threads": "2", "service-time": "spin:1us"}

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "storebench/base/units.h"
+#include "storebench/driver/interval_rule.h"
 #include "storebench/measure/histogram.h"
 #include "storebench/report/compare.h"
 #include "storebench/base/json_file.h"
@@ -59,15 +60,12 @@ Buckets BucketsOf(const measure::Histogram& h) {
   return out;
 }
 
-// Interval throughputs of (length_s, ops/s) pairs: a last interval cut short
-// by the end of the run is noisier than the others; it would add a sample of
-// a different kind, so intervals under half the longest are dropped.
+// The throughputs of the intervals that count (driver/interval_rule.h) of
+// (length_s, ops/s) pairs.
 std::vector<double> FullLengthRates(const std::vector<std::pair<double, double>>& intervals) {
-  double longest = 0;
-  for (const auto& [len, rate] : intervals) longest = std::max(longest, len);
-  std::vector<double> out;
-  for (const auto& [len, rate] : intervals)
-    if (len >= 0.5 * longest) out.push_back(rate);
+  std::vector<double> lengths, out;
+  for (const auto& [len, rate] : intervals) lengths.push_back(len), out.push_back(rate);
+  out.resize(driver::CountedIntervals(lengths, 0));
   return out;
 }
 

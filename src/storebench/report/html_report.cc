@@ -9,19 +9,22 @@
 #include <set>
 
 #include "storebench/base/units.h"
+#include "storebench/driver/interval_rule.h"
 #include "storebench/driver/schedule.h"
 #include "storebench/report/causes.h"
 #include "storebench/base/json_file.h"
 #include "storebench/report/hdr_log.h"
 #include "storebench/report/hgrm.h"
+#include "storebench/report/page_template.h"
 #include "storebench/report/result.h"
 #include "storebench/report/run_histograms.h"
 
 namespace storebench::report {
 
-// The page's own script and style (html/report.js, html/report.css), compiled in.
+// The page's skeleton, script and style (html/report.html, report.js, report.css), compiled in.
 extern const std::string_view kReportScript;
 extern const std::string_view kReportStyle;
+extern const std::string_view kReportPage;
 
 namespace {
 
@@ -95,22 +98,13 @@ std::optional<driver::ScheduleSpec> OfferedSchedule(const json& doc, const json&
   return *s;
 }
 
-// A last interval cut short by the end of the run holds a few ops over a
-// sliver of time: its rate and tail are noise (compare drops it too).
-// Only the last one: with short intervals (1 ms) the reporter's own
-// wake-ups vary their lengths, and those rows are real.
+// The intervals that count (driver/interval_rule.h).
 json WithoutShortLast(json intervals, size_t* left_out) {
   std::vector<double> lengths;
   for (const auto& i : intervals) lengths.push_back(i.value("length_s", 0.0));
-  *left_out = 0;
-  if (lengths.size() > 1) {
-    std::vector<double> sorted(lengths.begin(), lengths.end() - 1);
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(sorted.size() / 2), sorted.end());
-    if (lengths.back() < 0.5 * sorted[sorted.size() / 2]) {
-      intervals.erase(intervals.end() - 1);
-      *left_out = 1;
-    }
-  }
+  const size_t counted = driver::CountedIntervals(lengths, 0);
+  *left_out = lengths.size() - counted;
+  if (counted < lengths.size()) intervals.erase(intervals.begin() + static_cast<ptrdiff_t>(counted), intervals.end());
   return intervals;
 }
 
@@ -691,33 +685,19 @@ StatusOr<std::string> RenderHtmlReport(const json& model, const HtmlReportOption
                                         options.chart_js_path, kChartJsPackage, kChartJsPackage, chart.status().message()));
   if (chart->find("</script") != std::string::npos)
     return Status::Corruption(fmt::format("report: {} contains '</script' and cannot be inlined", options.chart_js_path));
-  std::string title = EscapeHtml(model.value("title", "storebench report"));
-  std::string html;
-  html.reserve(chart->size() + kReportScript.size() + 65536);
-  html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  html += "<meta name=\"generator\" content=\"storebench report\">\n<title>" + title + "</title>\n<style>\n";
-  html += kReportStyle;
-  html += "</style>\n</head>\n<body>\n<header><h1>" + title + "</h1>\n";
-  const std::string verdict = model.value("verdict", "");
-  if (!verdict.empty()) html += "<p class=\"verdict\" id=\"sb-verdict\">" + EscapeHtml(verdict) + "</p>\n";
-  html += "<p class=\"summary\" id=\"sb-summary\">" + EscapeHtml(model.value("summary", "")) + "</p>\n";
-  const std::string causes = model.value("causes", "");
-  if (!causes.empty()) html += "<p class=\"causes\" id=\"sb-causes\">" + EscapeHtml(causes) + "</p>\n";
-  html += "</header>\n<main id=\"sb-main\"></main>\n";
-  html += "<pre id=\"sb-errors\" hidden></pre>\n";
-  // Errors are recorded from the first script on, so a failure inside the
-  // charting library is reported too.
-  html += "<script>window.sbErrors=[];window.addEventListener('error',function(e){window.sbErrors.push(String(e.message)+"
-          "' at '+(e.filename||'')+':'+(e.lineno||''));var p=document.getElementById('sb-errors');if(p){p.hidden=false;"
-          "p.textContent=window.sbErrors.join('\\n');}});</script>\n";
-  html += "<script>/* Chart.js from Debian's " + std::string(kChartJsPackage) + " (" + options.chart_js_path + ") */\n";
-  html += *chart;
-  html += "\n</script>\n<script type=\"application/json\" id=\"sb-data\">";
-  html += ScriptSafeJson(model);
-  html += "</script>\n<script>\n";
-  html += kReportScript;
-  html += "\n</script>\n</body>\n</html>\n";
-  return html;
+  const std::string title = EscapeHtml(model.value("title", "storebench report"));
+  const std::string verdict = EscapeHtml(model.value("verdict", "")), summary = EscapeHtml(model.value("summary", ""));
+  const std::string causes = EscapeHtml(model.value("causes", "")), data = ScriptSafeJson(model);
+  return FillTemplate(kReportPage, {{"title", title},
+                                    {"style", kReportStyle},
+                                    {"verdict", verdict},
+                                    {"summary", summary},
+                                    {"causes", causes},
+                                    {"chart_js_package", kChartJsPackage},
+                                    {"chart_js_path", options.chart_js_path},
+                                    {"chart_js", *chart},
+                                    {"data", data},
+                                    {"script", kReportScript}});
 }
 
 }  // namespace storebench::report

@@ -164,7 +164,7 @@ constexpr ResultKey kKeys[] = {
     // The interval timeline
     {"intervals[]", kValue, "the interval timeline, one element per --interval (empty when the run was shorter)"},
     {"intervals[].t_s", kValue, "the interval's end, seconds after the measured window began"},
-    {"intervals[].length_s", kValue, "its length (the last one may be short)"},
+    {"intervals[].length_s", kValue, "its length (the last one at least half of --interval: a shorter remainder is folded into it)"},
     {"intervals[].ops", kValue, "ops that ended in it"},
     {"intervals[].errors", kValue, "of those, failed"},
     {"intervals[].bytes", kValue, "bytes they moved"},
