@@ -56,6 +56,11 @@ struct ScheduleSpec {
   // The first instant after t_ns at which the rate is positive (sine, steps);
   // UINT64_MAX when it never is again. Always > t_ns.
   uint64_t NextPositiveNs(uint64_t t_ns) const;
+  // The part of this schedule that process `rank` of `ranks` runs when they
+  // share it side by side (MPI ranks): rates divided (a split Poisson process is
+  // again Poisson), constant arrivals interleaved evenly across the ranks, a
+  // trace dealt out round-robin. The ranks together offer the whole schedule.
+  ScheduleSpec ShareOf(int rank, int ranks) const;
 };
 
 // Parses a --schedule value. A trace file is read here: one arrival time per

@@ -50,6 +50,37 @@ TEST(Schedule, RejectsBadInputNamingTheFlag) {
   }
 }
 
+// Each kind splits itself across ranks (MPI): together the ranks offer the
+// whole schedule, and a constant rate's ranks interleave instead of coinciding.
+TEST(Schedule, EveryKindSplitsAcrossRanksIntoTheWhole) {
+  constexpr int kRanks = 3;
+  constexpr uint64_t kHorizon = 2'000'000'000;
+  for (const char* text : {"constant:9000", "poisson:9000", "sine:3000,6.283,0,6000", "steps:1s@3000,1s@9000"}) {
+    SCOPED_TRACE(text);
+    auto spec = ParseSchedule(text);
+    ASSERT_TRUE(spec.ok());
+    double whole = spec->ExpectedArrivals(kHorizon), parts = 0, counted = 0;
+    for (int r = 0; r < kRanks; ++r) {
+      const ScheduleSpec share = spec->ShareOf(r, kRanks);
+      parts += share.ExpectedArrivals(kHorizon);
+      counted += static_cast<double>(CountArrivals(share, 2, kHorizon, 10 + static_cast<uint64_t>(r)));
+    }
+    EXPECT_NEAR(parts, whole, 1e-6 * whole);
+    EXPECT_NEAR(counted, whole, 6 * std::sqrt(whole) + kRanks * 2);  // Poisson within 6 sigma; others to a few
+  }
+  auto constant = ParseSchedule("constant:3000");
+  ASSERT_TRUE(constant.ok());
+  std::vector<uint64_t> firsts;
+  for (int r = 0; r < kRanks; ++r) firsts.push_back(MakeArrivals(constant->ShareOf(r, kRanks), 0, 1, 1)->Next());
+  EXPECT_EQ(firsts, (std::vector<uint64_t>{0, 333333, 666666}));  // 1/3000 s apart, a third each
+  const std::string path = ::testing::TempDir() + "/ranks.trace";
+  std::ofstream(path) << "0\n0.1\n0.2\n0.3\n0.4\n";
+  auto trace = ParseSchedule("trace:" + path);
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  EXPECT_EQ(*trace->ShareOf(1, 2).trace, (std::vector<uint64_t>{100'000'000, 300'000'000}));
+  EXPECT_EQ(trace->ShareOf(0, 1).trace, trace->trace) << "one rank runs it all";
+}
+
 TEST(Schedule, ConstantGivesExactCounts) {
   auto spec = *ParseSchedule("constant:1000");
   EXPECT_EQ(CountArrivals(spec, 1, 1'000'000'000), 1000u);

@@ -40,36 +40,9 @@ Job ForRank(const Job& job, int rank, const std::string& host) {
 
 void ShareLoad(driver::RunConfig* config, int rank, int size) {
   if (size <= 1) return;
-  const double share = 1.0 / size;
   for (driver::WorkerGroup& g : config->groups) {
     if (g.ops) g.ops = g.ops / static_cast<uint64_t>(size) + (static_cast<uint64_t>(rank) < g.ops % size ? 1 : 0);
-    driver::ScheduleSpec& s = g.schedule;
-    switch (s.kind) {
-      case driver::ScheduleSpec::Kind::kClosed:
-        break;
-      case driver::ScheduleSpec::Kind::kConstant:
-        s.rate *= share;
-        // The ranks' arrivals interleave evenly instead of coinciding.
-        s.phase_ns = 1e9 / (s.rate * size) * rank;
-        break;
-      case driver::ScheduleSpec::Kind::kPoisson:
-        s.rate *= share;
-        break;
-      case driver::ScheduleSpec::Kind::kSine:
-        s.a *= share;
-        s.d *= share;
-        break;
-      case driver::ScheduleSpec::Kind::kSteps:
-        for (auto& step : s.steps) step.rate *= share;
-        break;
-      case driver::ScheduleSpec::Kind::kTrace: {
-        auto mine = std::make_shared<std::vector<uint64_t>>();
-        for (size_t i = static_cast<size_t>(rank); i < s.trace->size(); i += static_cast<size_t>(size))
-          mine->push_back((*s.trace)[i]);
-        s.trace = std::move(mine);
-        break;
-      }
-    }
+    g.schedule = g.schedule.ShareOf(rank, size);
   }
 }
 
