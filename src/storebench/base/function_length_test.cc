@@ -1,4 +1,4 @@
-// No function in src/ (tests aside) is longer than 120 lines: a function that
+// No function in src/ (tests aside) is longer than 80 lines: a function that
 // long holds several steps that want names of their own. Lengths come from
 // universal-ctags (`--fields=+ne`: the first and last line of every function,
 // lambdas included, so a function's lambdas count in its length); the test
@@ -14,7 +14,7 @@
 
 namespace {
 
-constexpr int kMaxLines = 120;
+constexpr int kMaxLines = 80;
 
 struct Function {
   std::string name, where;
@@ -46,7 +46,7 @@ bool ListFunctions(const std::string& dir, std::vector<Function>* out) {
   return any;
 }
 
-TEST(Source, NoFunctionIsLongerThan120Lines) {
+TEST(Source, NoFunctionIsLongerThan80Lines) {
   const char* source = std::getenv("STOREBENCH_SOURCE_DIR");
   if (!source) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
   if (std::system("ctags --version 2>/dev/null | grep -q 'Universal Ctags'") != 0)

@@ -121,26 +121,7 @@ class Loop {
         Reap(1);
         continue;
       }
-      policy_.BeginMeasuringAt(intended);
-      uint32_t tag = free_.back();
-      free_.pop_back();
-      slots_[tag] = {intended, now, true};
-      backend::Completion c;
-      switch (a_.worker->Submit(tag, &c)) {
-        case backend::SubmitResult::kCompleted:
-          slots_[tag].busy = false;
-          free_.push_back(tag);
-          Record(c, intended, now, clock_.NowNs());
-          break;
-        case backend::SubmitResult::kQueued:
-          ++inflight_;
-          break;
-        case backend::SubmitResult::kBusy:
-          slots_[tag].busy = false;
-          free_.push_back(tag);
-          Reap(1);
-          continue;  // not started: the same arrival is tried again
-      }
+      if (!StartOp(intended, now)) continue;  // not started: the same arrival is tried again
       held = false;
       if (src) Publish(src->Peek());
       UpdatePending();
@@ -148,16 +129,46 @@ class Loop {
       // backend may batch what was started back to back, as io_uring does);
       // completions are taken when the slots run out or before any wait.
     }
-    if (src && !a_.shared_source) {
-      // Arrivals that fell due before the run stopped but never started: the
-      // overload that a closed loop would hide. A shared source is counted by the runner.
-      const uint64_t stop_at = std::min(clock_.NowNs(), tm.end_ns);
-      uint64_t unstarted = held && tm.start_ns + held_rel >= tm.measure_start_ns ? 1 : 0;
-      if (stop_at > tm.start_ns)
-        unstarted += src->CountUntaken(tm.measure_start_ns > tm.start_ns ? tm.measure_start_ns - tm.start_ns : 0,
-                                       stop_at - tm.start_ns);
-      a_.progress->unstarted.store(unstarted, std::memory_order_relaxed);
+    if (src && !a_.shared_source) CountUnstarted(*src);
+  }
+
+  // Starts one op in a free slot at `now` for `intended`; false when the
+  // backend was busy and the op did not start.
+  [[gnu::always_inline]] bool StartOp(uint64_t intended, uint64_t now) {
+    policy_.BeginMeasuringAt(intended);
+    uint32_t tag = free_.back();
+    free_.pop_back();
+    slots_[tag] = {intended, now, true};
+    backend::Completion c;
+    switch (a_.worker->Submit(tag, &c)) {
+      case backend::SubmitResult::kCompleted:
+        slots_[tag].busy = false;
+        free_.push_back(tag);
+        Record(c, intended, now, clock_.NowNs());
+        break;
+      case backend::SubmitResult::kQueued:
+        ++inflight_;
+        break;
+      case backend::SubmitResult::kBusy:
+        slots_[tag].busy = false;
+        free_.push_back(tag);
+        Reap(1);
+        return false;
     }
+    return true;
+  }
+
+  // Arrivals of this worker's own source that fell due before the run stopped
+  // but never started: the overload that a closed loop would hide. A shared
+  // source is counted by the runner.
+  void CountUnstarted(ArrivalSource& src) {
+    const Timing& tm = *a_.timing;
+    const uint64_t stop_at = std::min(clock_.NowNs(), tm.end_ns);
+    uint64_t unstarted = held_ && tm.start_ns + held_rel_ >= tm.measure_start_ns ? 1 : 0;
+    if (stop_at > tm.start_ns)
+      unstarted += src.CountUntaken(tm.measure_start_ns > tm.start_ns ? tm.measure_start_ns - tm.start_ns : 0,
+                                    stop_at - tm.start_ns);
+    a_.progress->unstarted.store(unstarted, std::memory_order_relaxed);
   }
 
   // The closed loop at depth 1, a read-method benchmark's usual shape: run by

@@ -214,6 +214,73 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
           {"metrics", EncodeMetrics(r.metrics)}};
 }
 
+namespace {
+
+// The whole run's per-kind samples and start lag (the layout is set). Throws
+// nlohmann::json::exception on a missing key, as DecodeRunResult catches.
+Status DecodeSamples(const nlohmann::json& j, driver::RunResult* r) {
+  r->total = std::make_unique<measure::Sample>(r->layout);
+  const auto& samples = j.at("samples");
+  if (samples.size() != r->layout.kinds.size()) return Status::Corruption("result: samples do not match the kinds");
+  for (size_t k = 0; k < samples.size(); ++k) {
+    measure::KindSample& ks = r->total->mutable_kinds()[k];
+    auto resp = DecodeHistogram(samples[k].at("response"), "response");
+    auto serv = DecodeHistogram(samples[k].at("service"), "service");
+    if (!resp.ok()) return resp.status();
+    if (!serv.ok()) return serv.status();
+    ks.response = std::move(*resp);
+    ks.service = std::move(*serv);
+    ks.outcomes = samples[k].at("outcomes").get<std::vector<uint64_t>>();
+    ks.bytes = samples[k].at("bytes").get<uint64_t>();
+  }
+  auto lag = DecodeHistogram(j.at("start_lag"), "start_lag");
+  if (!lag.ok()) return lag.status();
+  r->total->mutable_start_lag() = std::move(*lag);
+  return Status::Ok();
+}
+
+// One element of "intervals" (throws as DecodeSamples does).
+StatusOr<driver::IntervalStats> DecodeInterval(const nlohmann::json& i) {
+  driver::IntervalStats st;
+  st.t_s = i.at("t_s").get<double>();
+  st.length_s = i.at("length_s").get<double>();
+  st.ops = i.at("ops").get<uint64_t>();
+  st.errors = i.at("errors").get<uint64_t>();
+  st.bytes = i.at("bytes").get<uint64_t>();
+  st.backlog = i.at("backlog").get<double>();
+  st.lag_ns = i.at("lag_ns").get<uint64_t>();
+  st.group_ops = i.at("group_ops").get<std::vector<uint64_t>>();
+  st.offered_ops_per_sec = i.value("offered_ops_per_sec", 0.0);
+  if (i.contains("cpu")) st.cpu = DecodeCpuHeld(i.at("cpu"));
+  if (i.contains("platform")) st.platform = DecodePlatform(i.at("platform"));
+  st.response_histogram = i.at("response").get<std::string>();
+  st.service_histogram = i.at("service").get<std::string>();
+  auto resp = Histogram::Decode(st.response_histogram);
+  auto serv = Histogram::Decode(st.service_histogram);
+  if (!resp.ok()) return resp.status();
+  if (!serv.ok()) return serv.status();
+  st.response = driver::PercentilesOf(*resp);
+  st.service = driver::PercentilesOf(*serv);
+  auto kind_response = DecodeHistogramList(i, "kind_response");
+  auto kind_service = DecodeHistogramList(i, "kind_service");
+  if (!kind_response.ok()) return kind_response.status();
+  if (!kind_service.ok()) return kind_service.status();
+  st.kind_response_histograms = std::move(*kind_response);
+  st.kind_service_histograms = std::move(*kind_service);
+  st.max_backlog = i.value("max_backlog", 0.0);
+  st.max_lag_ns = i.value("max_lag_ns", uint64_t{0});
+  st.runqueue_wait_ns = i.value("runqueue_wait_ns", uint64_t{0});
+  st.hiccup_p99_ns = i.value("hiccup_p99_ns", uint64_t{0});
+  st.hiccup_max_ns = i.value("hiccup_max_ns", uint64_t{0});
+  st.ops_per_sec = st.length_s > 0 ? static_cast<double>(st.ops) / st.length_s : 0;
+  auto backend = DecodeMetrics(i.at("backend"));
+  if (!backend.ok()) return backend.status();
+  st.backend = std::move(*backend);
+  return st;
+}
+
+}  // namespace
+
 StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
   driver::RunResult r;
   try {
@@ -222,60 +289,11 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
     r.layout.histogram.significant_digits = j.at("digits").get<int>();
     r.group_names = j.at("group_names").get<std::vector<std::string>>();
     r.group_first_kind = j.at("group_first_kind").get<std::vector<uint32_t>>();
-    r.total = std::make_unique<measure::Sample>(r.layout);
-    const auto& samples = j.at("samples");
-    if (samples.size() != r.layout.kinds.size()) return Status::Corruption("result: samples do not match the kinds");
-    for (size_t k = 0; k < samples.size(); ++k) {
-      measure::KindSample& ks = r.total->mutable_kinds()[k];
-      auto resp = DecodeHistogram(samples[k].at("response"), "response");
-      auto serv = DecodeHistogram(samples[k].at("service"), "service");
-      if (!resp.ok()) return resp.status();
-      if (!serv.ok()) return serv.status();
-      ks.response = std::move(*resp);
-      ks.service = std::move(*serv);
-      ks.outcomes = samples[k].at("outcomes").get<std::vector<uint64_t>>();
-      ks.bytes = samples[k].at("bytes").get<uint64_t>();
-    }
-    auto lag = DecodeHistogram(j.at("start_lag"), "start_lag");
-    if (!lag.ok()) return lag.status();
-    r.total->mutable_start_lag() = std::move(*lag);
+    STOREBENCH_RETURN_IF_ERROR(DecodeSamples(j, &r));
     for (const auto& i : j.at("intervals")) {
-      driver::IntervalStats st;
-      st.t_s = i.at("t_s").get<double>();
-      st.length_s = i.at("length_s").get<double>();
-      st.ops = i.at("ops").get<uint64_t>();
-      st.errors = i.at("errors").get<uint64_t>();
-      st.bytes = i.at("bytes").get<uint64_t>();
-      st.backlog = i.at("backlog").get<double>();
-      st.lag_ns = i.at("lag_ns").get<uint64_t>();
-      st.group_ops = i.at("group_ops").get<std::vector<uint64_t>>();
-      st.offered_ops_per_sec = i.value("offered_ops_per_sec", 0.0);
-      if (i.contains("cpu")) st.cpu = DecodeCpuHeld(i.at("cpu"));
-      if (i.contains("platform")) st.platform = DecodePlatform(i.at("platform"));
-      st.response_histogram = i.at("response").get<std::string>();
-      st.service_histogram = i.at("service").get<std::string>();
-      auto resp = Histogram::Decode(st.response_histogram);
-      auto serv = Histogram::Decode(st.service_histogram);
-      if (!resp.ok()) return resp.status();
-      if (!serv.ok()) return serv.status();
-      st.response = driver::PercentilesOf(*resp);
-      st.service = driver::PercentilesOf(*serv);
-      auto kind_response = DecodeHistogramList(i, "kind_response");
-      auto kind_service = DecodeHistogramList(i, "kind_service");
-      if (!kind_response.ok()) return kind_response.status();
-      if (!kind_service.ok()) return kind_service.status();
-      st.kind_response_histograms = std::move(*kind_response);
-      st.kind_service_histograms = std::move(*kind_service);
-      st.max_backlog = i.value("max_backlog", 0.0);
-      st.max_lag_ns = i.value("max_lag_ns", uint64_t{0});
-      st.runqueue_wait_ns = i.value("runqueue_wait_ns", uint64_t{0});
-      st.hiccup_p99_ns = i.value("hiccup_p99_ns", uint64_t{0});
-      st.hiccup_max_ns = i.value("hiccup_max_ns", uint64_t{0});
-      st.ops_per_sec = st.length_s > 0 ? static_cast<double>(st.ops) / st.length_s : 0;
-      auto backend = DecodeMetrics(i.at("backend"));
-      if (!backend.ok()) return backend.status();
-      st.backend = std::move(*backend);
-      r.intervals.push_back(std::move(st));
+      auto st = DecodeInterval(i);
+      if (!st.ok()) return st.status();
+      r.intervals.push_back(std::move(*st));
     }
     r.elapsed_s = j.at("elapsed_s").get<double>();
     r.warmup_ops = j.at("warmup_ops").get<uint64_t>();

@@ -451,44 +451,55 @@ void WarnOnPlatformSpeeds(const RunGroup& a, const RunGroup& b, const nlohmann::
 
 }  // namespace
 
-StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions& opt) {
-  if (input.groups.size() < 2)
-    return Status::InvalidArgument("compare: give at least two runs, groups of runs, or a matrix directory with two variants");
-  if (opt.latency != "response" && opt.latency != "service")
-    return Status::InvalidArgument("--latency: expected response or service");
-  auto base = FindBaseline(input, opt.baseline);
-  if (!base.ok()) return base.status();
-  const RunGroup& a = input.groups[*base];
-  if (a.runs.empty()) return Status::InvalidArgument(fmt::format("compare: the baseline '{}' has no runs yet", a.name));
+namespace {
 
-  Comparer c{opt, {}, {}, {}};
-  WarnAboutInputs(input, *base, &c.report.warnings);
+// Every group against the baseline `a` (index `base`): the comparisons' JSON,
+// with their notes; the text rows go into `c`.
+nlohmann::json CompareEach(const CompareInput& input, size_t base, Comparer* c, std::vector<std::string>* notes) {
+  const RunGroup& a = input.groups[base];
   const size_t width = NameWidth(input.groups);
   nlohmann::json comparisons = nlohmann::json::array();
-  std::vector<std::string> notes;
   for (size_t i = 0; i < input.groups.size(); ++i) {
     const RunGroup& b = input.groups[i];
-    if (i == *base) continue;
+    if (i == base) continue;
     if (b.runs.empty()) {
-      c.report.warnings.push_back(fmt::format("{}: no runs stored yet; left out", b.name));
+      c->report.warnings.push_back(fmt::format("{}: no runs stored yet; left out", b.name));
       continue;
     }
     nlohmann::json j = {{"name", b.name}, {"baseline", a.name}};
-    c.CompareThroughput(a, b, width, &j);
-    WarnOnPlatformSpeeds(a, b, j["throughput"], &c.report.warnings);
-    c.CompareLatency(a, b, i, width, &j);
+    c->CompareThroughput(a, b, width, &j);
+    WarnOnPlatformSpeeds(a, b, j["throughput"], &c->report.warnings);
+    c->CompareLatency(a, b, i, width, &j);
     if (j.contains("latency") && j["latency"].contains("p50")) {
       std::string note = DisagreementNote(b.name, j["throughput"], j["latency"]["p50"]);
       if (!note.empty()) {
         j["note"] = note;
-        notes.push_back(note);
+        notes->push_back(note);
       }
     }
     comparisons.push_back(j);
   }
+  return comparisons;
+}
 
-  std::string& t = c.report.text;
-  t += fmt::format("Compared at {} confidence; baseline: {}\n", Level(opt.confidence), a.name);
+// What the bootstrap resampled is the latency test's own fact: under --paired the throughput samples are
+// "pairs" while the latency CIs still resample whole runs.
+const char* Resampled(const nlohmann::json& comparisons) {
+  bool any_runs = false, any_ops = false;
+  for (const auto& j : comparisons)
+    if (j.contains("latency"))
+      for (const auto& [name, entry] : j["latency"].items())
+        (entry.value("resampled", "") == "runs" ? any_runs : any_ops) = true;
+  return any_runs && any_ops ? "runs where both sides were repeated, else operations"
+         : any_runs          ? "runs"
+                             : "operations";
+}
+
+// The human report: the variants, the throughput and latency tables, notes and warnings.
+std::string ReportText(const CompareInput& input, const RunGroup& a, const CompareOptions& opt, const Comparer& c,
+                       const nlohmann::json& comparisons, const std::vector<std::string>& notes) {
+  const size_t width = NameWidth(input.groups);
+  std::string t = fmt::format("Compared at {} confidence; baseline: {}\n", Level(opt.confidence), a.name);
   t += VariantTable(input.groups);
   bool by_runs = !comparisons.empty() && comparisons.front()["throughput"]["samples"] == "runs";
   if (opt.paired) {
@@ -503,16 +514,7 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
                      "ratio", "CI");
   }
   t += c.throughput_text;
-  // What the bootstrap resampled is the latency test's own fact: under --paired the throughput samples are
-  // "pairs" while the latency CIs still resample whole runs.
-  bool any_runs = false, any_ops = false;
-  for (const auto& j : comparisons)
-    if (j.contains("latency"))
-      for (const auto& [name, entry] : j["latency"].items())
-        (entry.value("resampled", "") == "runs" ? any_runs : any_ops) = true;
-  const char* resampled = any_runs && any_ops ? "runs where both sides were repeated, else operations"
-                          : any_runs          ? "runs"
-                                              : "operations";
+  const char* resampled = Resampled(comparisons);
   for (size_t k = 0; k < std::size(kPercentiles); ++k) {
     t += fmt::format("\n{} {} time, bootstrap CI ({} resamples of {}, seed {}):\n", kPercentiles[k].name, opt.latency,
                      opt.replicates, resampled, opt.seed);
@@ -525,7 +527,10 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
     t += "\nWarnings:\n";
     for (const auto& w : c.report.warnings) t += "  - " + w + "\n";
   }
+  return t;
+}
 
+nlohmann::json GroupsJson(const CompareInput& input) {
   nlohmann::json groups = nlohmann::json::array();
   for (const RunGroup& g : input.groups) {
     nlohmann::json paths = nlohmann::json::array();
@@ -536,10 +541,30 @@ StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions&
                       {"planned_runs", g.planned_runs},
                       {"ops_per_sec", {{"median", s.median}, {"mean", s.mean}, {"min", s.min}, {"max", s.max}}}});
   }
+  return groups;
+}
+
+}  // namespace
+
+StatusOr<CompareReport> Compare(const CompareInput& input, const CompareOptions& opt) {
+  if (input.groups.size() < 2)
+    return Status::InvalidArgument("compare: give at least two runs, groups of runs, or a matrix directory with two variants");
+  if (opt.latency != "response" && opt.latency != "service")
+    return Status::InvalidArgument("--latency: expected response or service");
+  auto base = FindBaseline(input, opt.baseline);
+  if (!base.ok()) return base.status();
+  const RunGroup& a = input.groups[*base];
+  if (a.runs.empty()) return Status::InvalidArgument(fmt::format("compare: the baseline '{}' has no runs yet", a.name));
+
+  Comparer c{opt, {}, {}, {}};
+  WarnAboutInputs(input, *base, &c.report.warnings);
+  std::vector<std::string> notes;
+  const nlohmann::json comparisons = CompareEach(input, *base, &c, &notes);
+  c.report.text = ReportText(input, a, opt, c, comparisons, notes);
   c.report.json = {{"schema", kCompareSchema},   {"confidence", opt.confidence}, {"baseline", a.name},
                    {"paired", opt.paired},
                    {"latency", opt.latency},       {"bootstrap", {{"seed", opt.seed}, {"replicates", opt.replicates}}},
-                   {"varied", input.varied_keys}, {"groups", groups},             {"comparisons", comparisons},
+                   {"varied", input.varied_keys}, {"groups", GroupsJson(input)}, {"comparisons", comparisons},
                    {"warnings", c.report.warnings}};
   return std::move(c.report);
 }

@@ -168,6 +168,32 @@ int Error(std::ostream& err, const Status& st) {
   return 1;
 }
 
+// whisper-create.py --estimate: the file size of the archives `args` define
+// (one argument each, or one comma-separated list) and for thousands of metrics.
+int Estimate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> defs = args;
+  if (defs.size() == 1 && defs[0].find(',') != std::string::npos && defs[0].find(',') > 0) {
+    defs.clear();
+    for (std::string_view d : Split(args[0], ',')) defs.emplace_back(d);
+  }
+  uint64_t archives = 0, total_points = 0;
+  for (const std::string& d : defs) {
+    StatusOr<ArchiveSpec> a = ParseRetentionDef(d);
+    if (!a.ok()) return Error(err, a.status());
+    out << fmt::format("Archive {}: {} points of {}s precision\n", archives++, a->points, a->seconds_per_point);
+    total_points += a->points;
+  }
+  const uint64_t size = 16 + archives * 12 + total_points * 12;
+  const auto disk = static_cast<uint64_t>(std::ceil(static_cast<double>(size) / 4096.0) * 4096);
+  out << fmt::format("\nEstimated Whisper DB Size: {} ({} bytes on disk with 4k blocks)\n\n",
+                     tools::ByteFormat(static_cast<double>(size)), disk);
+  for (int x : {1, 5, 10, 50, 100, 500}) {
+    out << fmt::format("Estimated storage requirement for {}k metrics: {}\n", x,
+                       tools::ByteFormat(static_cast<double>(x) * 1000 * static_cast<double>(disk)));
+  }
+  return 0;
+}
+
 int Create(const std::vector<std::string>& words, std::ostream& out, std::ostream& err) {
   Usage usage{err, "whisper create", "Usage: storebench whisper create [options] path timePerPoint:timeToStore [timePerPoint:timeToStore]*", &out};
   Parsed p;
@@ -196,27 +222,7 @@ int Create(const std::vector<std::string>& words, std::ostream& out, std::ostrea
       out << kUsage;
       return 1;
     }
-    std::vector<std::string> defs = p.args;
-    if (defs.size() == 1 && defs[0].find(',') != std::string::npos && defs[0].find(',') > 0) {
-      defs.clear();
-      for (std::string_view d : Split(p.args[0], ',')) defs.emplace_back(d);
-    }
-    uint64_t archives = 0, total_points = 0;
-    for (const std::string& d : defs) {
-      StatusOr<ArchiveSpec> a = ParseRetentionDef(d);
-      if (!a.ok()) return Error(err, a.status());
-      out << fmt::format("Archive {}: {} points of {}s precision\n", archives++, a->points, a->seconds_per_point);
-      total_points += a->points;
-    }
-    const uint64_t size = 16 + archives * 12 + total_points * 12;
-    const auto disk = static_cast<uint64_t>(std::ceil(static_cast<double>(size) / 4096.0) * 4096);
-    out << fmt::format("\nEstimated Whisper DB Size: {} ({} bytes on disk with 4k blocks)\n\n",
-                       tools::ByteFormat(static_cast<double>(size)), disk);
-    for (int x : {1, 5, 10, 50, 100, 500}) {
-      out << fmt::format("Estimated storage requirement for {}k metrics: {}\n", x,
-                         tools::ByteFormat(static_cast<double>(x) * 1000 * static_cast<double>(disk)));
-    }
-    return 0;
+    return Estimate(p.args, out, err);
   }
   if (p.args.size() < 2) {
     out << kUsage;

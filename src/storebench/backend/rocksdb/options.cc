@@ -98,97 +98,122 @@ Status SetOptionalInt(std::optional<int>* out, const std::string& v, const char*
 
 }  // namespace
 
+namespace {
+
+// The data set: where it is, its keys and values, how prepare fills it.
+void AddDataSetOptions(OptionTable<RocksdbConfig>& t) {
+  std::vector<std::string> compression_words;
+  for (const NamedCompression& c : kCompressions) compression_words.emplace_back(c.name);
+  t.Path("data", &RocksdbConfig::data, "data directory (rocksdb: the DB directory)")
+      .Count("num", &RocksdbConfig::num,
+             "rocksdb: number of keys (prepare; on run: default from the DB's manifest, else 1000000 like db_bench)",
+             "", 1, uint64_t{1} << 40)
+      .Count("key-size", &RocksdbConfig::key_size,
+             "rocksdb: key size in bytes (db_bench encoding; default from the manifest, else 16)", "", 1, 1'000'000)
+      .Count("value-size", &RocksdbConfig::value_size, "rocksdb: value size in bytes (default from the manifest, else 100)",
+             "", 0, uint64_t{1} << 30)
+      .Custom({"fill", OptionType::kEnum, "rocksdb prepare: fillrandom (~63% of keys exist) or fillseq (all exist)",
+               "random", {"random", "seq"}, "", ""},
+              [](RocksdbConfig& c, const std::string& v) -> Status {
+                if (v == "seq" || v == "fillseq") c.fill_sequential = true;
+                else if (v == "random" || v == "fillrandom") c.fill_sequential = false;
+                else return BadChoice("--fill", {"random", "seq"}, v);
+                return Status::Ok();
+              })
+      .Custom({"compression", OptionType::kEnum, "rocksdb: block compression (default snappy)", "", compression_words,
+               "", ""},
+              [](RocksdbConfig& c, const std::string& v) -> Status {
+                auto type = ParseCompression(v);
+                if (!type.ok()) return type.status();
+                c.compression = v;
+                return Status::Ok();
+              });
+}
+
+// What the workers do: the workload, its keys, and the shapes of its ops.
+void AddWorkloadOptions(OptionTable<RocksdbConfig>& t) {
+  std::vector<std::string> workload_words;
+  for (const NamedWorkload& n : kWorkloads) workload_words.emplace_back(n.name);
+  t.Custom({"workload", OptionType::kEnum, "workload (rocksdb)", "readrandom", workload_words, "", ""},
+          [](RocksdbConfig& c, const std::string& v) -> Status {
+            for (const NamedWorkload& n : kWorkloads) {
+              if (v == n.name) {
+                c.workload = n.workload;
+                c.workload_name = WorkloadName(n.workload);
+                return Status::Ok();
+              }
+            }
+            return Status::InvalidArgument(fmt::format("--workload: expected {}; got '{}'", kWorkloadForms, v));
+          })
+      .Text("key-dist", &RocksdbConfig::key_dist, "key distribution", "uniform",
+            "uniform | zipfian[:THETA] | zipfian-unscrambled | latest | hotspot:KEYS,OPS | sequential")
+      .Count("batch-size", &RocksdbConfig::batch_size, "rocksdb multiget: keys per MultiGet", "16", 1, 65536)
+      .Count("scan-length", &RocksdbConfig::scan_length, "rocksdb scan: Next() calls after each Seek", "10")
+      .Rate("writer-rate", &RocksdbConfig::writer_rate,
+            "rocksdb readwhilewriting: the writer's rate, e.g. 1000/s (0 = unthrottled, like db_bench)", "0", true);
+}
+
+// The engine's own settings: cache, filters, files, RocksDB's option strings, statistics, writes.
+void AddEngineOptions(OptionTable<RocksdbConfig>& t) {
+  t.Size("cache-size", &RocksdbConfig::cache_size,
+         "rocksdb: LRU block cache size as db_bench's --cache_size, e.g. 8M (default 8M; 0 = no block cache)", "")
+      .Custom({"bloom-bits", OptionType::kInteger, "rocksdb: bloom filter bits per key (default none)", "", {},
+               "0 to 64", ""},
+              [](RocksdbConfig& c, const std::string& v) { return SetOptionalInt(&c.bloom_bits, v, "--bloom-bits", 0, 64); })
+      .Flag("direct-reads", &RocksdbConfig::direct_reads, "rocksdb: use_direct_reads (O_DIRECT for user reads)")
+      .Custom({"max-open-files", OptionType::kInteger, "rocksdb: max_open_files (-1 = unlimited)", "", {},
+               "-1 to 1000000000", ""},
+              [](RocksdbConfig& c, const std::string& v) {
+                return SetOptionalInt(&c.max_open_files, v, "--max-open-files", -1, 1'000'000'000);
+              })
+      .Path("options-file", &RocksdbConfig::options_file,
+            "rocksdb: a RocksDB OPTIONS file (read with RocksDB's LoadOptionsFromFile)")
+      .Text("db-options", &RocksdbConfig::db_options, "rocksdb: DBOptions (RocksDB's GetDBOptionsFromString)", "",
+            "key=value;...")
+      .Text("cf-options", &RocksdbConfig::cf_options,
+            "rocksdb: ColumnFamilyOptions (GetColumnFamilyOptionsFromString)", "", "key=value;...")
+      .Text("table-options", &RocksdbConfig::table_options,
+            "rocksdb: BlockBasedTableOptions (GetBlockBasedTableOptionsFromString)", "", "key=value;...")
+      .Flag("statistics", &RocksdbConfig::statistics,
+            "rocksdb: collect RocksDB statistics (tickers in the JSON, stall time per interval)")
+      .Integer("perf-level", &RocksdbConfig::perf_level,
+               "rocksdb: perf context level (0 or 1 off, as db_bench's default 1; 2 counts; 3-5 also times), summed into the JSON", "0", 0, 5)
+      .Flag("print-options", &RocksdbConfig::print_options,
+            "rocksdb: put the options the DB runs with (RocksDB's OPTIONS-file names and values) in the JSON "
+            "under rocksdb.options")
+      .Flag("sync", &RocksdbConfig::sync, "rocksdb: WriteOptions.sync")
+      .Flag("disable-wal", &RocksdbConfig::disable_wal, "rocksdb: WriteOptions.disableWAL")
+      .Require([](RocksdbConfig& c) -> Status {
+        if (c.sync && c.disable_wal)
+          return Status::InvalidArgument(
+              "--sync: a synced write needs the WAL; --sync with --disable-wal makes every Put fail");
+        return Status::Ok();
+      });
+}
+
+// db_bench's mixgraph flags, each under db_bench's own name and default.
+void AddMixgraphOptions(OptionTable<RocksdbConfig>& t) {
+  const workload::MixgraphConfig defaults;
+  for (const std::string& token : workload::FormatMixgraphFlags(defaults)) {
+    // "--name=value": db_bench's spelling and default.
+    auto eq = token.find('=');
+    std::string name = token.substr(2, eq - 2);
+    const bool is_bool = name == "sine_mix_rate";
+    t.Custom({name, is_bool ? OptionType::kFlag : OptionType::kNumber,
+              "rocksdb mixgraph (db_bench flag); default " + token.substr(eq + 1), "", {}, "", ""},
+             [name](RocksdbConfig& c, const std::string& v) { return workload::SetMixgraphFlag(name, v, &c.mixgraph); });
+  }
+}
+
+}  // namespace
+
 const OptionTable<RocksdbConfig>& RocksdbOptionTable() {
   static const OptionTable<RocksdbConfig> table = [] {
     OptionTable<RocksdbConfig> t("backend 'rocksdb'");
-    std::vector<std::string> workload_words, compression_words;
-    for (const NamedWorkload& n : kWorkloads) workload_words.emplace_back(n.name);
-    for (const NamedCompression& c : kCompressions) compression_words.emplace_back(c.name);
-    t.Path("data", &RocksdbConfig::data, "data directory (rocksdb: the DB directory)")
-        .Count("num", &RocksdbConfig::num,
-               "rocksdb: number of keys (prepare; on run: default from the DB's manifest, else 1000000 like db_bench)",
-               "", 1, uint64_t{1} << 40)
-        .Count("key-size", &RocksdbConfig::key_size,
-               "rocksdb: key size in bytes (db_bench encoding; default from the manifest, else 16)", "", 1, 1'000'000)
-        .Count("value-size", &RocksdbConfig::value_size, "rocksdb: value size in bytes (default from the manifest, else 100)",
-               "", 0, uint64_t{1} << 30)
-        .Custom({"fill", OptionType::kEnum, "rocksdb prepare: fillrandom (~63% of keys exist) or fillseq (all exist)",
-                 "random", {"random", "seq"}, "", ""},
-                [](RocksdbConfig& c, const std::string& v) -> Status {
-                  if (v == "seq" || v == "fillseq") c.fill_sequential = true;
-                  else if (v == "random" || v == "fillrandom") c.fill_sequential = false;
-                  else return BadChoice("--fill", {"random", "seq"}, v);
-                  return Status::Ok();
-                })
-        .Custom({"compression", OptionType::kEnum, "rocksdb: block compression (default snappy)", "", compression_words,
-                 "", ""},
-                [](RocksdbConfig& c, const std::string& v) -> Status {
-                  auto type = ParseCompression(v);
-                  if (!type.ok()) return type.status();
-                  c.compression = v;
-                  return Status::Ok();
-                })
-        .Custom({"workload", OptionType::kEnum, "workload (rocksdb)", "readrandom", workload_words, "", ""},
-                [](RocksdbConfig& c, const std::string& v) -> Status {
-                  for (const NamedWorkload& n : kWorkloads) {
-                    if (v == n.name) {
-                      c.workload = n.workload;
-                      c.workload_name = WorkloadName(n.workload);
-                      return Status::Ok();
-                    }
-                  }
-                  return Status::InvalidArgument(fmt::format("--workload: expected {}; got '{}'", kWorkloadForms, v));
-                })
-        .Text("key-dist", &RocksdbConfig::key_dist, "key distribution", "uniform",
-              "uniform | zipfian[:THETA] | zipfian-unscrambled | latest | hotspot:KEYS,OPS | sequential")
-        .Count("batch-size", &RocksdbConfig::batch_size, "rocksdb multiget: keys per MultiGet", "16", 1, 65536)
-        .Count("scan-length", &RocksdbConfig::scan_length, "rocksdb scan: Next() calls after each Seek", "10")
-        .Rate("writer-rate", &RocksdbConfig::writer_rate,
-              "rocksdb readwhilewriting: the writer's rate, e.g. 1000/s (0 = unthrottled, like db_bench)", "0", true)
-        .Size("cache-size", &RocksdbConfig::cache_size, "rocksdb: LRU block cache size as db_bench's --cache_size, e.g. 8M (default 8M; 0 = no block cache)",
-              "")
-        .Custom({"bloom-bits", OptionType::kInteger, "rocksdb: bloom filter bits per key (default none)", "", {},
-                 "0 to 64", ""},
-                [](RocksdbConfig& c, const std::string& v) { return SetOptionalInt(&c.bloom_bits, v, "--bloom-bits", 0, 64); })
-        .Flag("direct-reads", &RocksdbConfig::direct_reads, "rocksdb: use_direct_reads (O_DIRECT for user reads)")
-        .Custom({"max-open-files", OptionType::kInteger, "rocksdb: max_open_files (-1 = unlimited)", "", {},
-                 "-1 to 1000000000", ""},
-                [](RocksdbConfig& c, const std::string& v) {
-                  return SetOptionalInt(&c.max_open_files, v, "--max-open-files", -1, 1'000'000'000);
-                })
-        .Path("options-file", &RocksdbConfig::options_file,
-              "rocksdb: a RocksDB OPTIONS file (read with RocksDB's LoadOptionsFromFile)")
-        .Text("db-options", &RocksdbConfig::db_options, "rocksdb: DBOptions (RocksDB's GetDBOptionsFromString)", "",
-              "key=value;...")
-        .Text("cf-options", &RocksdbConfig::cf_options,
-              "rocksdb: ColumnFamilyOptions (GetColumnFamilyOptionsFromString)", "", "key=value;...")
-        .Text("table-options", &RocksdbConfig::table_options,
-              "rocksdb: BlockBasedTableOptions (GetBlockBasedTableOptionsFromString)", "", "key=value;...")
-        .Flag("statistics", &RocksdbConfig::statistics,
-              "rocksdb: collect RocksDB statistics (tickers in the JSON, stall time per interval)")
-        .Integer("perf-level", &RocksdbConfig::perf_level,
-                 "rocksdb: perf context level (0 or 1 off, as db_bench's default 1; 2 counts; 3-5 also times), summed into the JSON", "0", 0, 5)
-        .Flag("print-options", &RocksdbConfig::print_options,
-              "rocksdb: put the options the DB runs with (RocksDB's OPTIONS-file names and values) in the JSON "
-              "under rocksdb.options")
-        .Flag("sync", &RocksdbConfig::sync, "rocksdb: WriteOptions.sync")
-        .Flag("disable-wal", &RocksdbConfig::disable_wal, "rocksdb: WriteOptions.disableWAL")
-        .Require([](RocksdbConfig& c) -> Status {
-          if (c.sync && c.disable_wal)
-            return Status::InvalidArgument(
-                "--sync: a synced write needs the WAL; --sync with --disable-wal makes every Put fail");
-          return Status::Ok();
-        });
-    const workload::MixgraphConfig defaults;
-    for (const std::string& token : workload::FormatMixgraphFlags(defaults)) {
-      // "--name=value": db_bench's spelling and default.
-      auto eq = token.find('=');
-      std::string name = token.substr(2, eq - 2);
-      const bool is_bool = name == "sine_mix_rate";
-      t.Custom({name, is_bool ? OptionType::kFlag : OptionType::kNumber,
-                "rocksdb mixgraph (db_bench flag); default " + token.substr(eq + 1), "", {}, "", ""},
-               [name](RocksdbConfig& c, const std::string& v) { return workload::SetMixgraphFlag(name, v, &c.mixgraph); });
-    }
+    AddDataSetOptions(t);
+    AddWorkloadOptions(t);
+    AddEngineOptions(t);
+    AddMixgraphOptions(t);
     return t;
   }();
   return table;

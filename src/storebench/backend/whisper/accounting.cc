@@ -96,25 +96,13 @@ OpTotals WhisperAccounting::All() const {
   return all;
 }
 
-void WhisperAccounting::Figures(const Dataset& dataset, const WhisperOptions& o, MetricSet* out) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const OpTotals all = All();
-  if (!first_error_.ok()) out->Text({"first_error"}, first_error_.message());
-  out->Counter({"io", "ops"}, all.ops, Unit::kOps);
-  out->Counter({"io", "requested_bytes"}, all.requested_read_bytes, Unit::kBytes);
-  out->Counter({"io", "transferred_bytes"}, all.io.bytes_read, Unit::kBytes);
-  out->Counter({"io", "written_bytes"}, all.io.bytes_written, Unit::kBytes);
-  out->Counter({"io", "syscalls"}, all.io.syscalls(), Unit::kCalls);
-  for (const auto& [kind, count] : Kinds(all.io))
-    if (count) out->Counter({"io", "syscalls_by_kind", kind}, count, Unit::kCalls);
-  out->Ratio({"io", "syscalls_per_op"}, {"io", "syscalls"}, {"io", "ops"}, 1, Unit::kCount);
-  out->Counter({"io", "errors"}, all.errors);
-  out->Ratio({"io", "syscall_amplification"}, {"io", "transferred_bytes"}, {"io", "requested_bytes"});
+namespace {
 
+// The page cache's hit ratios, by page lookup and by byte, from the syscalls' counts.
+void AddCacheFigures(const whisper::SyscallCounters& c, MetricSet* out) {
   // Page-cache hit ratio as BCC's cachestat counts it (page insertions, readahead
   // included, are misses), estimated: 1 - pages read from the device / pages the
   // data syscalls looked up (one per syscall + bytes moved / 4 KiB).
-  const whisper::SyscallCounters& c = all.io;
   const uint64_t lookup_bytes = (c.read + c.pread + c.write + c.pwrite) * static_cast<uint64_t>(kPageSize) +
                                 c.bytes_read + c.bytes_written;
   out->Counter({"whisper", "page_lookup_bytes"}, lookup_bytes, Unit::kBytes);
@@ -135,7 +123,10 @@ void WhisperAccounting::Figures(const Dataset& dataset, const WhisperOptions& o,
   out->Text({"cache", "byte_hit_ratio_basis"},
             "1 - bytes read from the device (/proc/self/io read_bytes, readahead included) / bytes the read "
             "syscalls returned (io.transferred_bytes); 0 when readahead brought in more than they returned");
+}
 
+// The run's settings and data set, each as the merge of two ranks keeps it.
+void AddSettingFigures(const Dataset& dataset, const WhisperOptions& o, MetricSet* out) {
   out->Text({"whisper", "workload"}, std::string(WorkloadName(o.workload))).summary = "workload";
   out->Text({"whisper", "io_mode"}, std::string(whisper::IoModeName(o.io.mode))).summary = "io";
   out->Gauge({"whisper", "buffer_bytes"},
@@ -152,6 +143,27 @@ void WhisperAccounting::Figures(const Dataset& dataset, const WhisperOptions& o,
   out->Gauge({"whisper", "file_bytes"}, static_cast<double>(dataset.file_bytes), Unit::kBytes, MergeRule::kSame);
   out->Gauge({"whisper", "simulated_time", "start"}, static_cast<double>(dataset.start), Unit::kCount,
              MergeRule::kMin);
+}
+
+}  // namespace
+
+void WhisperAccounting::Figures(const Dataset& dataset, const WhisperOptions& o, MetricSet* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const OpTotals all = All();
+  if (!first_error_.ok()) out->Text({"first_error"}, first_error_.message());
+  out->Counter({"io", "ops"}, all.ops, Unit::kOps);
+  out->Counter({"io", "requested_bytes"}, all.requested_read_bytes, Unit::kBytes);
+  out->Counter({"io", "transferred_bytes"}, all.io.bytes_read, Unit::kBytes);
+  out->Counter({"io", "written_bytes"}, all.io.bytes_written, Unit::kBytes);
+  out->Counter({"io", "syscalls"}, all.io.syscalls(), Unit::kCalls);
+  for (const auto& [kind, count] : Kinds(all.io))
+    if (count) out->Counter({"io", "syscalls_by_kind", kind}, count, Unit::kCalls);
+  out->Ratio({"io", "syscalls_per_op"}, {"io", "syscalls"}, {"io", "ops"}, 1, Unit::kCount);
+  out->Counter({"io", "errors"}, all.errors);
+  out->Ratio({"io", "syscall_amplification"}, {"io", "transferred_bytes"}, {"io", "requested_bytes"});
+
+  AddCacheFigures(all.io, out);
+  AddSettingFigures(dataset, o, out);
   out->Gauge({"whisper", "simulated_time", "end"}, static_cast<double>(last_now_), Unit::kCount, MergeRule::kMax);
   out->Counter({"whisper", "updates"}, update_.ops, Unit::kOps);
   out->Counter({"whisper", "fetches"}, fetch_.ops, Unit::kOps);
