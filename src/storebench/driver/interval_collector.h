@@ -1,7 +1,7 @@
 // IntervalCollector: turns what the workers recorded since the previous
 // interval into one IntervalStats — counts, rates, merged and per-kind
 // histograms, ops per group, the offered rate, and the backlog and start lag
-// of the open-loop arrival sources. Internal to driver/ (runner.cc).
+// of the open-loop arrival sources. Internal to driver/ (load_run.h).
 //
 // It collects by buffer swap (measure::Collect): the workers keep recording
 // meanwhile and never wait on it. Each interval joins the run's total as it
