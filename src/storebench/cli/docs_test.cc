@@ -151,6 +151,38 @@ std::set<std::string> TestNames() {
   return names;
 }
 
+// docs/architecture.md's "where do I change X" table: each cell lists
+// `path`: `symbol`, `symbol`; … Every file must exist and hold each symbol
+// named with it (as a word; `A::B` and `F()` are looked up by their last name).
+TEST(Docs, TheWhereToChangeTableNamesRealFilesAndSymbols) {
+  if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
+  const std::string doc = Slurp(SourceDir() / "docs/architecture.md");
+  const size_t begin = doc.find("<!-- where-to-change: begin -->"), end = doc.find("<!-- where-to-change: end -->");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const std::string table = doc.substr(begin, end - begin);
+  // A file, then the symbols after its colon up to the next file or the end of the cell.
+  const std::regex entry(R"(`((?:src|docs)/[^`]+)`(?::((?: ?`[A-Za-z_:()]+`,?)+))?)");
+  const std::regex symbol(R"(`([A-Za-z_:()]+)`)");
+  size_t files = 0, symbols = 0;
+  for (std::sregex_iterator it(table.begin(), table.end(), entry), stop; it != stop; ++it) {
+    const fs::path path = SourceDir() / (*it)[1].str();
+    ++files;
+    ASSERT_TRUE(fs::exists(path)) << (*it)[1] << " is named in the table and is not in the repository";
+    const std::string text = Slurp(path), list = (*it)[2].str();
+    for (std::sregex_iterator s(list.begin(), list.end(), symbol); s != stop; ++s) {
+      std::string name = (*s)[1].str();
+      if (const size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
+      if (const size_t paren = name.find('('); paren != std::string::npos) name = name.substr(0, paren);
+      ++symbols;
+      EXPECT_TRUE(std::regex_search(text, std::regex("\\b" + name + "\\b")))
+          << (*it)[1] << " does not hold " << name << ", which the table names with it";
+    }
+  }
+  EXPECT_GE(files, 20u) << "the table names few files: is the pattern wrong?";
+  EXPECT_GE(symbols, 25u) << "the table names few symbols: is the pattern wrong?";
+}
+
 TEST(Docs, EveryTestTheyCiteExists) {
   if (SourceDir().empty()) GTEST_SKIP() << "STOREBENCH_SOURCE_DIR is not set (ctest sets it)";
   const std::set<std::string> tests = TestNames();
