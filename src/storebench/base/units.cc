@@ -241,6 +241,12 @@ std::string FormatCompactCount(double v, std::string_view unit) {
   return fmt::format("{:.0f}", v);
 }
 
+std::string JoinComma(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
 std::string FormatBytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

@@ -46,6 +46,8 @@ std::string FormatCount(double value);
 // A count in 3 or 4 figures, for a live line: "950", "12.3k", "14.70M"; with
 // unit "bytes", FormatBytes().
 std::string FormatCompactCount(double value, std::string_view unit = "");
+// "a, b, c": the items joined by ", ".
+std::string JoinComma(const std::vector<std::string>& items);
 // "4.0 KiB", "1.5 GiB".
 std::string FormatBytes(double bytes);
 

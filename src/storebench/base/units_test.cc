@@ -59,6 +59,8 @@ TEST(Units, Format) {
   EXPECT_EQ(FormatCompactCount(14.7e6), "14.70M");
   EXPECT_EQ(FormatCompactCount(2.5), "2.5");
   EXPECT_EQ(FormatCompactCount(4096, "bytes"), FormatBytes(4096));
+  EXPECT_EQ(JoinComma({"a", "b", "c"}), "a, b, c");
+  EXPECT_EQ(JoinComma({}), "");
 }
 
 TEST(Units, ShellWordsAreSplitAsAShellSplitsThem) {

@@ -17,8 +17,6 @@ struct PercentileSpec {
 };
 constexpr PercentileSpec kPercentiles[] = {{"p50", 50}, {"p99", 99}, {"p99.9", 99.9}};
 
-std::string Level(double confidence) { return fmt::format("{:g}%", confidence * 100); }
-std::string Signed(double rel) { return fmt::format("{:+.1f}%", rel * 100); }
 
 // Below this many run-to-run standard deviations (Cohen's d, on the log
 // scale) an unproven effect is called small rather than the runs too few.
@@ -57,69 +55,8 @@ LatencyRuns ToLatencyRuns(const RunGroup& g, bool service) {
   return out;
 }
 
-// "threads (1 vs 2)" for every key whose values differ between two settings objects.
-std::vector<std::string> SettingDiffs(const nlohmann::json& x, const nlohmann::json& y,
-                                      const std::set<std::string>& ignore) {
-  std::set<std::string> keys;
-  for (auto it = x.begin(); it != x.end(); ++it) keys.insert(it.key());
-  for (auto it = y.begin(); it != y.end(); ++it) keys.insert(it.key());
-  std::vector<std::string> out;
-  for (const auto& k : keys) {
-    if (ignore.count(k)) continue;
-    auto text = [&k](const nlohmann::json& j) {
-      if (!j.contains(k)) return std::string("unset");
-      return j[k].is_string() ? j[k].get<std::string>() : j[k].dump();
-    };
-    std::string vx = text(x), vy = text(y);
-    if (vx != vy) out.push_back(fmt::format("{} ({} vs {})", k, vx, vy));
-  }
-  return out;
-}
 
-std::string JoinList(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
-void WarnAboutInputs(const CompareInput& input, size_t baseline, std::vector<std::string>* w) {
-  const RunRecord& ref = input.groups[baseline].runs.front();
-  std::set<std::string> varied(input.varied_keys.begin(), input.varied_keys.end());
-  std::set<std::string> env_warned;
-  for (const RunGroup& g : input.groups) {
-    if (g.planned_runs > g.runs.size())
-      w->push_back(fmt::format("{}: {} of {} planned runs are stored", g.name, g.runs.size(), g.planned_runs));
-    for (const RunRecord& r : g.runs) {
-      if (!r.producer.empty() || !ref.producer.empty()) continue;  // its settings and environment are not recorded
-      if (r.interrupted) w->push_back(fmt::format("{}: the run was interrupted; it covers part of the plan", r.path));
-      if (r.errors) w->push_back(fmt::format("{}: {} operations failed", r.path, r.errors));
-      auto within = SettingDiffs(g.runs.front().settings, r.settings, {});
-      if (!within.empty())
-        w->push_back(fmt::format("{}: its runs differ in {}; they are not repeats of one setting", g.name,
-                                 JoinList(within)));
-      // Measured per run (not what the machine is): left out.
-      for (const auto& d :
-           SettingDiffs(ref.environment, r.environment, {"data_path", "wakeup_latency_ns", "wakeup_latency_p99_ns", "open_loop_spin_ns"})) {
-        std::string key = d.substr(0, d.find(' '));
-        if (env_warned.insert(key).second)
-          w->push_back(fmt::format("the runs come from different environments: {} ({} and {})", d, ref.path, r.path));
-      }
-    }
-    if (&g == &input.groups[baseline] || g.runs.empty()) continue;
-    if (!g.runs.front().producer.empty() || !ref.producer.empty()) {
-      w->push_back(fmt::format("{} and {} come from different tools; their settings are not compared",
-                               input.groups[baseline].name, g.name));
-      continue;
-    }
-    auto diffs = SettingDiffs(ref.settings, g.runs.front().settings, varied);
-    if (!varied.empty() && !diffs.empty())
-      w->push_back(fmt::format("{} and {} also differ in {}, which was not varied", input.groups[baseline].name,
-                               g.name, JoinList(diffs)));
-    else if (varied.empty() && diffs.size() > 1)
-      w->push_back(fmt::format("{} and {} differ in more than one setting: {}; a difference cannot be pinned on one",
-                               input.groups[baseline].name, g.name, JoinList(diffs)));
-  }
-}
 
 StatusOr<size_t> FindBaseline(const CompareInput& input, const std::string& wanted) {
   if (wanted.empty()) return size_t{0};
@@ -132,7 +69,7 @@ StatusOr<size_t> FindBaseline(const CompareInput& input, const std::string& want
       if (r.path == wanted) return i;
   }
   return Status::InvalidArgument(
-      fmt::format("--baseline: '{}' is neither a group name nor a run path; the groups are: {}", wanted, JoinList(names)));
+      fmt::format("--baseline: '{}' is neither a group name nor a run path; the groups are: {}", wanted, JoinComma(names)));
 }
 
 size_t NameWidth(const std::vector<RunGroup>& groups) {
@@ -206,7 +143,7 @@ struct Comparer {
     std::string power = fmt::format("with {} and {} {} and this spread, only ratios above x{} or below x{} can be "
                                     "proven at {} confidence",
                                     r.log.a.n, r.log.b.n, unit, FormatRatio(r.provable), FormatRatio(1 / r.provable),
-                                    Level(opt.confidence));
+                                    FormatLevel(opt.confidence));
     (*j)["power"] = power;
     throughput_text += fmt::format("  {}: {}\n", b.name, power);
     if (r.significant || !s.from_runs) return;  // per-interval samples: the warning asks for repeated runs instead
@@ -249,7 +186,7 @@ struct Comparer {
     if (throughput_text.empty())
       throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>8}  baseline\n", a.name, width, r.a.n, r.a.mean, "");
     throughput_text += fmt::format("  {:<{}} {:>5} {:>14.1f} {:>8}  {:>8}  ±{:.1f}% (raw scale: mean ops/s)\n",
-                                   b.name, width, r.b.n, r.b.mean, "", Signed(r.rel_diff), r.rel_half_width * 100);
+                                   b.name, width, r.b.n, r.b.mean, "", FormatSigned(r.rel_diff), r.rel_half_width * 100);
     throughput_text += fmt::format("  {}\n", r.significant ? verdict : b.name + ": " + verdict);
   }
 
@@ -267,7 +204,7 @@ struct Comparer {
       report.warnings.push_back(fmt::format(
           "{} vs {}: {} and {} runs are too few for {} confidence (use at least {} per side); only large "
           "differences can be proven",
-          a.name, b.name, s.a.size(), s.b.size(), Level(opt.confidence), need));
+          a.name, b.name, s.a.size(), s.b.size(), FormatLevel(opt.confidence), need));
     nlohmann::json j = {{"samples", kind}, {"n_baseline", s.a.size()}, {"n", s.b.size()}};
     const bool positive = std::all_of(s.a.begin(), s.a.end(), [](double x) { return x > 0; }) &&
                           std::all_of(s.b.begin(), s.b.end(), [](double x) { return x > 0; });
@@ -288,7 +225,7 @@ struct Comparer {
     if (!failed.ok()) {
       report.warnings.push_back(fmt::format("{} vs {}: throughput not tested: {}", a.name, b.name, failed.message()));
       j["significant"] = false;
-      j["verdict"] = fmt::format("No difference proven at {} confidence", Level(opt.confidence));
+      j["verdict"] = fmt::format("No difference proven at {} confidence", FormatLevel(opt.confidence));
       throughput_text += fmt::format("  {:<{}} {:>5}  (not tested)\n", b.name, width, s.b.size());
       throughput_text += fmt::format("  {}: {}\n", b.name, j["verdict"].get<std::string>());
     }
@@ -332,7 +269,7 @@ struct Comparer {
                       {"verdict", verdict}};
       if (text.empty()) text += fmt::format("  {:<{}} {:>12}  baseline\n", a.name, width, FormatDurationNs(d->a));
       text += fmt::format("  {:<{}} {:>12}  {:>8}  [{}, {}]\n", b.name, width, FormatDurationNs(d->b),
-                          Signed(d->rel_diff), Signed(d->rel_lo), Signed(d->rel_hi));
+                          FormatSigned(d->rel_diff), FormatSigned(d->rel_lo), FormatSigned(d->rel_hi));
       text += fmt::format("  {}\n", d->significant ? verdict : b.name + ": " + verdict);
     }
     (*out)["latency"] = lat;
@@ -340,63 +277,6 @@ struct Comparer {
 };
 
 }  // namespace
-
-size_t MinSamplesFor(double confidence) {
-  const double q = (1 + confidence) / 2;
-  const double z = NormalQuantile(q);
-  size_t n = 2;
-  while (n < 1000 && StudentTQuantile(q, 2.0 * static_cast<double>(n) - 2) > 1.5 * z) ++n;
-  return n;
-}
-
-std::string FormatRatio(double ratio) {
-  return ratio >= 10 ? fmt::format("{:.1f}", ratio) : fmt::format("{:.3f}", ratio);
-}
-
-std::string RatioVerdict(const std::string& name, const RatioTest& r, double confidence) {
-  if (!r.significant) return fmt::format("No difference proven at {} confidence", Level(confidence));
-  return fmt::format("{} is {:.1f}% {} (ratio {}, {} to {} at {} confidence)", name, std::fabs(r.ratio - 1) * 100,
-                     r.ratio > 1 ? "faster" : "slower", FormatRatio(r.ratio), FormatRatio(r.lo), FormatRatio(r.hi),
-                     Level(confidence));
-}
-
-std::string DisagreementNote(const std::string& name, const nlohmann::json& throughput, const nlohmann::json& p50) {
-  // +1 proven faster, -1 proven slower, 0 nothing proven; lower latency is faster.
-  auto sign = [](const nlohmann::json& v, bool lower_is_faster) {
-    if (!v.value("significant", false) || !v.contains("rel_diff")) return 0;
-    const double rel = v["rel_diff"].get<double>();
-    return (rel > 0) != lower_is_faster ? 1 : -1;
-  };
-  const int t = sign(throughput, false), l = sign(p50, true);
-  if (t == l) return "";
-  auto words = [](int s, const char* faster, const char* slower) {
-    return s == 0 ? std::string("no difference proven") : std::string(s > 0 ? faster : slower);
-  };
-  return fmt::format("{}: the throughput and p50 verdicts disagree {}: throughput {}, p50 {}", name,
-                     t != 0 && l != 0 ? "in direction" : "in proof", words(t, "faster", "slower"),
-                     words(l, "lower", "higher"));
-}
-
-std::string ThroughputVerdict(const std::string& name, const WelchResult& r, double confidence) {
-  if (!r.significant) return fmt::format("No difference proven at {} confidence", Level(confidence));
-  return fmt::format("{} is {:.1f}% {} (±{:.1f}% at {} confidence)", name, std::fabs(r.rel_diff) * 100,
-                     r.rel_diff > 0 ? "faster" : "slower", r.rel_half_width * 100, Level(confidence));
-}
-
-std::string PairedVerdict(const std::string& name, const PairedRatio& r, double confidence) {
-  std::string ci = fmt::format("median paired ratio {:.3f}, {:.3f} to {:.3f} at {:.1f}%", r.median, r.lo, r.hi,
-                               r.coverage * 100);
-  if (!r.significant) return fmt::format("No difference proven at {} confidence ({})", Level(confidence), ci);
-  return fmt::format("{} is {:.1f}% {} ({} confidence)", name, std::fabs(r.median - 1) * 100,
-                     r.median > 1 ? "faster" : "slower", ci);
-}
-
-std::string PercentileVerdict(const std::string& name, const std::string& percentile, const PercentileDiff& d,
-                              double confidence) {
-  if (!d.significant) return fmt::format("No difference proven at {} confidence", Level(confidence));
-  return fmt::format("{}'s {} is {:.1f}% {} ({} to {} at {} confidence)", name, percentile, std::fabs(d.rel_diff) * 100,
-                     d.rel_diff < 0 ? "lower" : "higher", Signed(d.rel_lo), Signed(d.rel_hi), Level(confidence));
-}
 
 std::string VariantTable(const std::vector<RunGroup>& groups) {
   const size_t width = NameWidth(groups);
@@ -424,30 +304,7 @@ std::string VariantTable(const std::vector<RunGroup>& groups) {
 
 namespace {
 
-// The platform meter's mean speed over a group's runs (0 when none measured it).
-double MeanPlatformSpeed(const RunGroup& g) {
-  double sum = 0;
-  int n = 0;
-  for (const RunRecord& r : g.runs)
-    if (r.platform_speed > 0) sum += r.platform_speed, ++n;
-  return n ? sum / n : 0;
-}
 
-// When the two sides ran on platforms whose speeds differ by more than the
-// throughput difference the comparison reports, that difference may be the
-// platform's: say so.
-void WarnOnPlatformSpeeds(const RunGroup& a, const RunGroup& b, const nlohmann::json& throughput,
-                          std::vector<std::string>* warnings) {
-  const double sa = MeanPlatformSpeed(a), sb = MeanPlatformSpeed(b);
-  if (sa <= 0 || sb <= 0) return;
-  const double platform = sb / sa - 1;
-  const double reported = throughput.value("rel_diff", 0.0);
-  if (std::abs(platform) <= std::abs(reported) || std::abs(platform) < 0.005) return;
-  warnings->push_back(fmt::format(
-      "{} vs {}: the platform ran at mean speed {:.3f} under {} and {:.3f} under {} ({:+.1f}%), more than the "
-      "{:+.1f}% throughput difference reported: the difference may be the platform's (platform.speed.mean)",
-      a.name, b.name, sa, a.name, sb, b.name, 100 * platform, 100 * reported));
-}
 
 }  // namespace
 
@@ -499,7 +356,7 @@ const char* Resampled(const nlohmann::json& comparisons) {
 std::string ReportText(const CompareInput& input, const RunGroup& a, const CompareOptions& opt, const Comparer& c,
                        const nlohmann::json& comparisons, const std::vector<std::string>& notes) {
   const size_t width = NameWidth(input.groups);
-  std::string t = fmt::format("Compared at {} confidence; baseline: {}\n", Level(opt.confidence), a.name);
+  std::string t = fmt::format("Compared at {} confidence; baseline: {}\n", FormatLevel(opt.confidence), a.name);
   t += VariantTable(input.groups);
   bool by_runs = !comparisons.empty() && comparisons.front()["throughput"]["samples"] == "runs";
   if (opt.paired) {

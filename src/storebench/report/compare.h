@@ -119,5 +119,19 @@ std::string DisagreementNote(const std::string& name, const nlohmann::json& thro
 // Smallest samples per side for which the two-sided t quantile at `confidence`
 // is within 1.5x of the normal one; below it only large differences can be proven.
 size_t MinSamplesFor(double confidence);
+// "99.5%": a confidence level (0.995) as compare prints it.
+std::string FormatLevel(double confidence);
+// "+12.3%": a relative difference (0.123) with its sign.
+std::string FormatSigned(double rel);
+
+// What compare warns about its inputs: planned runs not stored, runs that were
+// interrupted or had errors, repeats whose settings differ, environments that
+// differ, variants that differ in more than the varied keys (or, with none
+// varied, in more than one setting). Appended to `warnings`.
+void WarnAboutInputs(const CompareInput& input, size_t baseline, std::vector<std::string>* warnings);
+// A warning when the two sides ran at mean platform speeds further apart than
+// the throughput difference `throughput` reports (its "rel_diff").
+void WarnOnPlatformSpeeds(const RunGroup& a, const RunGroup& b, const nlohmann::json& throughput,
+                          std::vector<std::string>* warnings);
 
 }  // namespace storebench::report
