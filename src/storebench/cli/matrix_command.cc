@@ -1,9 +1,5 @@
 #include "storebench/cli/matrix_command.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <time.h>
@@ -25,13 +21,13 @@
 #include "storebench/base/json_file.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/cli/table_flags.h"
+#include "storebench/experiment/matrix_grid.h"
+#include "storebench/experiment/spawn.h"
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
 #include "storebench/report/html_report.h"
 #include "storebench/report/progress.h"
 #include "storebench/report/result.h"
-
-extern char** environ;
 
 namespace storebench::cli {
 namespace {
@@ -52,11 +48,7 @@ struct RunFlagTable {
 // A `run` flag that takes no value (e.g. --null-async): varied as 1 (given) or 0 (omitted).
 bool IsOnOffFlag(const CLI::Option* opt) { return opt->get_expected_max() == 0; }
 
-struct Axis {
-  std::string key;
-  std::vector<std::string> values;
-  bool is_flag = false;
-};
+using Axis = experiment::MatrixAxis;
 
 StatusOr<Axis> ParseAxis(const std::string& text, CLI::App& run_app) {
   auto eq = text.find('=');
@@ -83,12 +75,6 @@ StatusOr<Axis> ParseAxis(const std::string& text, CLI::App& run_app) {
   return axis;
 }
 
-std::string SafeStem(const std::string& name) {
-  std::string s = name;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '=' && c != ',' && c != '+') c = '_';
-  return s;
-}
 
 // Parses `args` as `run` would and builds its config, so a bad value fails
 // before any run starts rather than after hours of a matrix. Returns how long
@@ -108,97 +94,9 @@ StatusOr<double> CheckRunArgs(const std::vector<std::string>& args, const std::s
   return phase_s * (plan->core.two_phase.on ? 2 : 1);
 }
 
-// Runs argv[0] with `argv`; returns its exit code, or 128 + signal. stdout
-// goes to /dev/null when `quiet`, so the matrix's own lines stay readable.
-// `tick` (may be empty) is called about every 100 ms while the child runs;
-// `stderr_fd` (if not -1) becomes the child's stderr.
-StatusOr<int> Spawn(const std::vector<std::string>& argv, bool quiet, const std::function<void()>& tick = {},
-                    int stderr_fd = -1) {
-  std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
-  // The child gets SIGPIPE's default back (this process ignores it) and no
-  // blocked signals (this process blocks its stop signals: base/stop_signal.h).
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  pid_t pid = 0;
-  int err = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) return ErrnoStatus("posix_spawn", argv[0], err);
-  int status = 0;
-  for (;;) {
-    const pid_t r = waitpid(pid, &status, tick ? WNOHANG : 0);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) return ErrnoStatus("waitpid", argv[0], errno);
-    if (r == 0) {
-      tick();
-      const timespec pause{0, 100'000'000};
-      nanosleep(&pause, nullptr);
-    }
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + WTERMSIG(status);
-}
 
-nlohmann::json ManifestJson(const MatrixFlags& f, const MatrixOptions& o, const std::vector<Axis>& axes,
-                            const std::vector<MatrixVariant>& variants) {
-  nlohmann::json vary = nlohmann::json::array();
-  for (const Axis& a : axes) vary.push_back({{"key", a.key}, {"values", a.values}});
-  nlohmann::json vs = nlohmann::json::array();
-  for (const MatrixVariant& v : variants) {
-    nlohmann::json files = nlohmann::json::array(), settings = nlohmann::json::object();
-    for (int rep = 1; rep <= o.repeat; ++rep) files.push_back(fmt::format("{}-{}.json", v.stem, rep));
-    for (const auto& [k, val] : v.settings) settings[k] = val;
-    vs.push_back({{"name", v.name}, {"settings", settings}, {"files", files}});
-  }
-  return {{"schema", report::kMatrixSchema}, {"run_args", f.run_args}, {"vary", vary},
-          {"repeat", o.repeat},               {"order", o.order},       {"seed", o.seed},
-          {"launcher", o.launcher},           {"variants", vs}};
-}
 
-// Refuses a directory holding a different matrix: mixing them would compare
-// runs of other settings under these names.
-Status CheckExistingManifest(const fs::path& path, const nlohmann::json& wanted) {
-  if (!fs::exists(path)) return Status::Ok();
-  auto read = ReadJsonFile(path.string());
-  if (!read.ok() && read.status().code() != Status::Code::kCorruption) return read.status();
-  if (!read.ok() || read->value("schema", "") != report::kMatrixSchema)
-    return Status::InvalidArgument(fmt::format("--out: {} is not a storebench matrix manifest", path.string()));
-  const nlohmann::json& old = *read;
-  if (old["run_args"] != wanted["run_args"] || old["vary"] != wanted["vary"])
-    return Status::InvalidArgument(fmt::format(
-        "--out: {} holds a matrix of other settings (run args {}, vary {}); use a new directory",
-        path.parent_path().string(), old["run_args"].dump(), old["vary"].dump()));
-  // One launcher for every run of a variant: two-rank and one-process runs are different measurements.
-  const nlohmann::json old_launcher = old.value("launcher", nlohmann::json::array());
-  if (old_launcher != wanted["launcher"]) {
-    std::string words;
-    for (const auto& w : old_launcher) words += (words.empty() ? "" : " ") + w.get<std::string>();
-    return Status::InvalidArgument(fmt::format(
-        "--launcher: {} holds runs started {}; resume with the same --launcher, or use a new directory",
-        path.parent_path().string(), words.empty() ? std::string("without a launcher") : "under '" + words + "'"));
-  }
-  return Status::Ok();
-}
 
-bool RunIsStored(const fs::path& path) {
-  if (!fs::exists(path)) return false;
-  auto run = report::LoadRun(path.string());
-  return run.ok() && !run->interrupted;
-}
 
 StatusOr<std::vector<Axis>> ParseAxes(const std::vector<std::string>& vary) {
   RunFlagTable run;
@@ -236,23 +134,9 @@ StatusOr<std::vector<MatrixVariant>> VariantsOf(const std::vector<Axis>& axes, c
       if (arg == "--" + a.key || arg.rfind("--" + a.key + "=", 0) == 0)
         return Status::InvalidArgument(fmt::format("matrix: RUN-ARGS set --{}, which --vary varies", a.key));
   }
-  std::vector<MatrixVariant> variants(1);
-  for (const Axis& a : axes) {
-    std::vector<MatrixVariant> next;
-    for (const MatrixVariant& v : variants)
-      for (const auto& value : a.values) {
-        MatrixVariant n = v;
-        n.settings.emplace_back(a.key, value);
-        n.name += (n.name.empty() ? "" : ",") + a.key + "=" + value;
-        next.push_back(std::move(n));
-      }
-    variants = std::move(next);
-  }
-  std::set<std::string> stems;
-  for (MatrixVariant& v : variants) {
-    v.stem = SafeStem(v.name);
-    if (!stems.insert(v.stem).second)
-      return Status::InvalidArgument(fmt::format("--vary: variants '{}' and another share the file name '{}'", v.name, v.stem));
+  auto variants = experiment::CrossAxes(axes);
+  if (!variants.ok()) return variants.status();
+  for (MatrixVariant& v : *variants) {
     auto expected = CheckRunArgs(VariantRunArgs(v, run_args, "/dev/null"), v.name);
     if (!expected.ok()) return expected.status();
     v.expected_s = *expected;
@@ -359,10 +243,10 @@ std::string GridLine(const std::vector<std::pair<size_t, int>>& todo, const std:
 // The grid as planned: every flag checked and every variant planned before a run starts.
 struct Grid {
   MatrixOptions options;
+  experiment::GridSettings settings;
   std::vector<Axis> axes;
   std::vector<MatrixVariant> variants;
-  std::vector<std::pair<size_t, int>> runs;  // (variant, repeat) in the order they run
-  std::vector<std::pair<size_t, int>> todo;  // those not stored yet
+  experiment::GridOrder order;  // (variant, repeat): every run in order, and those not stored yet
 };
 
 StatusOr<Grid> PlanGrid(const MatrixFlags& f) {
@@ -381,22 +265,10 @@ StatusOr<Grid> PlanGrid(const MatrixFlags& f) {
   auto variants = VariantsOf(g.axes, f.run_args);
   if (!variants.ok()) return variants.status();
   g.variants = std::move(*variants);
+  g.settings = {f.run_args, g.options.repeat, g.options.order, g.options.seed, g.options.launcher};
   return g;
 }
 
-// Rounds of every variant (random order shuffles within a round, so each
-// variant still runs once per round), and those of them not stored in `dir`.
-void OrderRuns(const fs::path& dir, Grid* g) {
-  std::mt19937_64 rng(g->options.seed);
-  for (int rep = 1; rep <= g->options.repeat; ++rep) {
-    std::vector<size_t> round(g->variants.size());
-    for (size_t i = 0; i < round.size(); ++i) round[i] = i;
-    if (g->options.order == "random") std::shuffle(round.begin(), round.end(), rng);
-    for (size_t v : round) g->runs.emplace_back(v, rep);
-  }
-  for (const auto& step : g->runs)
-    if (!RunIsStored(dir / fmt::format("{}-{}.json", g->variants[step.first].stem, step.second))) g->todo.push_back(step);
-}
 
 // Under a launcher (mpirun) the program is found by path: the binary's own.
 std::vector<std::string> RunCommand(const Grid& g, const MatrixVariant& v, const std::vector<std::string>& run_args,
@@ -424,10 +296,10 @@ struct GridTimes {
 // Runs the grid's i-th run still to do (after --cache-reset); returns the child's exit code.
 StatusOr<int> RunOne(const MatrixFlags& f, const Grid& g, size_t i, const std::string& path,
                      report::ProgressDisplay& display, GridTimes* times) {
-  const MatrixVariant& v = g.variants[g.todo[i].first];
+  const MatrixVariant& v = g.variants[g.order.todo[i].first];
   const std::string& reset = g.options.cache_reset;
   if (!reset.empty()) {
-    auto rc = Spawn({"/bin/sh", "-c", reset}, /*quiet=*/false);
+    auto rc = experiment::SpawnAndWait({"/bin/sh", "-c", reset}, /*quiet=*/false);
     if (!rc.ok()) return rc.status();
     if (*rc != 0) return Status::IOError(fmt::format("--cache-reset: '{}' exited with {}", reset, *rc));
   }
@@ -450,16 +322,16 @@ StatusOr<int> RunOne(const MatrixFlags& f, const Grid& g, size_t i, const std::s
       }
     }
     if (!display.Due()) return;
-    display.Update(GridLine(g.todo, g.variants, times->seen_s, i, g.options.repeat, GridTimes::SecondsSince(run_start),
+    display.Update(GridLine(g.order.todo, g.variants, times->seen_s, i, g.options.repeat, GridTimes::SecondsSince(run_start),
                             times->finished_s, relay.line()));
   };
-  auto rc = Spawn(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr, relay.child_fd());
+  auto rc = experiment::SpawnAndWait(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr, relay.child_fd());
   if (relayed) {
     display.Clear();
     std::fputs(relay.Drain().c_str(), stderr);
   }
-  times->seen_s[g.todo[i].first] = GridTimes::SecondsSince(run_start);
-  times->finished_s += times->seen_s[g.todo[i].first];
+  times->seen_s[g.order.todo[i].first] = GridTimes::SecondsSince(run_start);
+  times->finished_s += times->seen_s[g.order.todo[i].first];
   display.Clear();
   return rc;
 }
@@ -469,11 +341,11 @@ int RunGrid(const MatrixFlags& f, const Grid& g, const std::atomic<bool>* stop) 
   report::ProgressDisplay display(f.progress);
   GridTimes times;
   times.seen_s.assign(g.variants.size(), 0);
-  for (size_t i = 0; i < g.todo.size(); ++i) {
+  for (size_t i = 0; i < g.order.todo.size(); ++i) {
     if (stop->load()) return kExitInterrupted;
-    const MatrixVariant& v = g.variants[g.todo[i].first];
-    const int rep = g.todo[i].second;
-    const std::string path = (fs::path(f.out) / fmt::format("{}-{}.json", v.stem, rep)).string();
+    const MatrixVariant& v = g.variants[g.order.todo[i].first];
+    const int rep = g.order.todo[i].second;
+    const std::string path = (fs::path(f.out) / experiment::RunFileName(v, rep)).string();
     auto rc = RunOne(f, g, i, path, display, &times);
     if (!rc.ok()) return ReportError(rc.status());
     if (*rc == kExitInterrupted || stop->load()) return kExitInterrupted;
@@ -483,7 +355,7 @@ int RunGrid(const MatrixFlags& f, const Grid& g, const std::atomic<bool>* stop) 
     }
     auto run = report::LoadRun(path);
     if (!run.ok()) return ReportError(run.status());
-    std::printf("[%zu/%zu] %s #%d: %.0f ops/s, p99 %s\n", i + 1, g.todo.size(), v.name.c_str(), rep,
+    std::printf("[%zu/%zu] %s #%d: %.0f ops/s, p99 %s\n", i + 1, g.order.todo.size(), v.name.c_str(), rep,
                 run->ops_per_sec, FormatDurationNs(run->response_p99_ns).c_str());
     std::fflush(stdout);
   }
@@ -516,14 +388,15 @@ int ExecuteMatrix(const MatrixFlags& f, const std::atomic<bool>* stop) {
   // One matrix per directory at a time: two would run the same variants and overwrite each other's files.
   auto lock = DirLock::CreateAndAcquire(dir.string(), "--out");
   if (!lock.ok()) return ReportError(lock.status());
-  nlohmann::json manifest = ManifestJson(f, grid->options, grid->axes, grid->variants);
-  if (Status s = CheckExistingManifest(dir / report::kMatrixManifest, manifest); !s.ok()) return ReportError(s);
+  nlohmann::json manifest = experiment::GridManifest(grid->settings, grid->axes, grid->variants);
+  if (Status s = experiment::CheckExistingManifest(dir / report::kMatrixManifest, manifest); !s.ok())
+    return ReportError(s);
   if (Status s = WriteFileAtomically((dir / report::kMatrixManifest).string(), manifest.dump(1) + "\n"); !s.ok())
     return ReportError(s);
-  OrderRuns(dir, &*grid);
+  grid->order = experiment::OrderRuns(dir, grid->settings, grid->variants);
   std::printf("matrix: %zu variants x %d repeats = %zu runs in %s; %zu already stored, %zu to run (%s order)\n",
-              grid->variants.size(), grid->options.repeat, grid->runs.size(), f.out.c_str(),
-              grid->runs.size() - grid->todo.size(), grid->todo.size(), grid->options.order.c_str());
+              grid->variants.size(), grid->options.repeat, grid->order.runs.size(), f.out.c_str(),
+              grid->order.runs.size() - grid->order.todo.size(), grid->order.todo.size(), grid->options.order.c_str());
   std::fflush(stdout);
   const int rc = RunGrid(f, *grid, stop);
   if (rc == kExitInterrupted) {

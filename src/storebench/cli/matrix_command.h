@@ -17,6 +17,7 @@
 
 #include "storebench/base/status.h"
 #include "storebench/cli/compare_command.h"
+#include "storebench/experiment/matrix_grid.h"
 #include "storebench/job/job.h"
 
 namespace storebench::cli {
@@ -46,13 +47,8 @@ struct MatrixFlags {
 
 void AddMatrixFlags(CLI::App* app, MatrixFlags* flags);
 
-// One variant: its settings, display name and file stem.
-struct MatrixVariant {
-  std::string name;  // "threads=2,prefetch=1"
-  std::string stem;  // name made safe for a file name
-  std::vector<std::pair<std::string, std::string>> settings;
-  double expected_s = 0;  // warm-up + duration of its run (both phases); 0 when bounded by ops only
-};
+// One variant: its settings, display name and file stem (experiment/matrix_grid.h).
+using MatrixVariant = experiment::MatrixVariant;
 
 // The variants of `vary` in order (the first --vary changes slowest), each
 // checked to be a valid `run` command with `run_args`; InvalidArgument names
