@@ -14,6 +14,7 @@
 #include "storebench/base/units.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/cli/table_flags.h"
+#include "storebench/experiment/stored_run.h"
 #include "storebench/cli/compare_command.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
@@ -252,15 +253,13 @@ class StepRunner {
     auto plan = job::MakePlan(step_job);
     if (!plan.ok()) return plan.status();
     const fs::path path = fs::path(flags_.out) / file;
-    if (!flags_.out.empty() && fs::exists(path)) {
-      auto doc = ReadJsonFile(path.string());
-      if (doc.ok() && doc->value("schema", "") == report::kRunSchema &&
-          !(*doc)["totals"].value("interrupted", true)) {
-        if ((*doc)["config"] != plan->job.ToJson())
-          return Status::InvalidArgument(
-              fmt::format("--out: {} holds a run of other settings; use a new directory", path.string()));
+    if (!flags_.out.empty()) {
+      const nlohmann::json config = plan->job.ToJson();
+      auto reusable = experiment::ReusableRun(path, &config);
+      if (!reusable.ok()) return reusable.status();
+      if (reusable->has_value()) {
         *stored = true;
-        return *doc;
+        return std::move(**reusable);
       }
     }
     if (ran_any_) Settle();

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "storebench/base/json_file.h"
+#include "storebench/experiment/stored_run.h"
 #include "storebench/report/compare.h"
 
 namespace storebench::experiment {
@@ -87,9 +88,8 @@ Status CheckExistingManifest(const std::filesystem::path& path, const nlohmann::
 }
 
 bool RunIsStored(const std::filesystem::path& path) {
-  if (!fs::exists(path)) return false;
-  auto run = report::LoadRun(path.string());
-  return run.ok() && !run->interrupted;
+  auto run = ReusableRun(path);
+  return run.ok() && run->has_value();
 }
 
 GridOrder OrderRuns(const std::filesystem::path& dir, const GridSettings& s, const std::vector<MatrixVariant>& variants) {

@@ -57,7 +57,7 @@ nlohmann::json GridManifest(const GridSettings& s, const std::vector<MatrixAxis>
 // mixing them would compare runs of other settings under these names.
 Status CheckExistingManifest(const std::filesystem::path& path, const nlohmann::json& wanted);
 
-// A run stored whole: its JSON exists, reads, and was not interrupted.
+// A run stored whole, to be reused (stored_run.h: ReusableRun).
 bool RunIsStored(const std::filesystem::path& path);
 
 // (variant index, repeat) pairs: every run in the order they go, and those not stored in `dir`.

@@ -1,0 +1,27 @@
+// Whether a run result stored by an earlier invocation can stand for a run
+// that is asked for again: the one rule that a resumed matrix and a resumed
+// search (and any experiment that stores its runs in a directory) follow.
+//
+// A stored run is reused when its file reads as a run result
+// (report::kRunSchema, or the older kRunSchemaV1) whose totals say it was not interrupted; anything else
+// (no file, a torn or foreign file, an interrupted run) is run again. When the
+// caller knows the job the run must have been (`config`), a whole run of
+// another job is an error rather than a rerun: the directory belongs to
+// another experiment, and overwriting it would lose that one's results.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "storebench/base/status.h"
+
+namespace storebench::experiment {
+
+// The stored run at `path` if it can be reused, nullopt if it must run
+// (again). InvalidArgument naming --out when `config` is given and the whole
+// run stored there is of another job.
+StatusOr<std::optional<nlohmann::json>> ReusableRun(const std::filesystem::path& path,
+                                                    const nlohmann::json* config = nullptr);
+
+}  // namespace storebench::experiment
