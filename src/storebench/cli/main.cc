@@ -190,9 +190,9 @@ int Main(int argc, char** argv) {
   if (!c.Subcommand().empty() && default_job_flag) {
     if (mpi && mpi->rank() != 0) return kExitBadInput;
     const std::string sub = c.Subcommand();
-    std::fprintf(stderr, "storebench: %s is given before the subcommand '%s': give it after it (storebench %s %s …)\n",
-                 default_job_flag->get_name().c_str(), sub.c_str(), sub.c_str(), default_job_flag->get_name().c_str());
-    return kExitBadInput;
+    return ReportError(storebench::Status::InvalidArgument(
+        fmt::format("{} is given before the subcommand '{}': give it after it (storebench {} {} …)",
+                    default_job_flag->get_name(), sub, sub, default_job_flag->get_name())));
   }
   if (mpi) return ExecuteUnderMpi(c, *mpi, args);
   return Execute(c, args, default_job_flag);

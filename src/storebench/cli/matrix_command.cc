@@ -349,10 +349,7 @@ int RunGrid(const MatrixFlags& f, const Grid& g, const std::atomic<bool>* stop) 
     auto rc = RunOne(f, g, i, path, display, &times);
     if (!rc.ok()) return ReportError(rc.status());
     if (*rc == kExitInterrupted || stop->load()) return kExitInterrupted;
-    if (*rc != 0) {
-      std::fprintf(stderr, "storebench: matrix: run %s #%d failed with exit code %d\n", v.name.c_str(), rep, *rc);
-      return *rc == kExitBadInput ? kExitBadInput : kExitRunFailed;
-    }
+    if (*rc != 0) return ReportError(ChildFailure(*rc, fmt::format("matrix: run {} #{}", v.name, rep)));
     auto run = report::LoadRun(path);
     if (!run.ok()) return ReportError(run.status());
     std::printf("[%zu/%zu] %s #%d: %.0f ops/s, p99 %s\n", i + 1, g.order.todo.size(), v.name.c_str(), rep,

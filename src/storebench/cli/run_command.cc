@@ -219,12 +219,6 @@ std::string ParseErrorText(const CLI::ParseError& error) {
   return what;
 }
 
-int ReportError(const Status& status) {
-  std::fprintf(stderr, "storebench: %s\n", status.message().c_str());
-  if (status.code() == Status::Code::kInterrupted) return kExitInterrupted;
-  return status.IsBadInput() ? kExitBadInput : kExitRunFailed;
-}
-
 void AddOutputFlags(CLI::App* app, job::Outputs* o) {
   app->add_option("--json", o->json_path, "write the result document (JSON) here")->group("Outputs");
   app->add_option("--csv", o->csv_path, "write the interval timeline (CSV) here")->group("Outputs");
@@ -382,9 +376,7 @@ namespace {
 
 // The exit code every rank returns, and the message only rank 0 prints.
 int RankError(const job::MpiSession& session, const Status& status) {
-  if (session.rank() == 0) return ReportError(status);
-  if (status.code() == Status::Code::kInterrupted) return kExitInterrupted;
-  return status.IsBadInput() ? kExitBadInput : kExitRunFailed;
+  return session.rank() == 0 ? ReportError(status) : ExitCodeOf(status);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storebench/cli/exit_code.h"
 #include "storebench/base/status.h"
 #include "storebench/job/job.h"
 
@@ -19,8 +20,6 @@ class MpiSession;
 }  // namespace storebench
 
 namespace storebench::cli {
-
-enum ExitCode { kExitOk = 0, kExitRunFailed = 1, kExitBadInput = 2, kExitInterrupted = 130 };
 
 // What `run`'s flags gave: the options given (only those), the job file and
 // what to do with it.
@@ -73,9 +72,6 @@ int ExecutePrepareMpi(job::MpiSession& session, const job::Job& job);
 // CLI11's message for a parse error, in this project's words where CLI11's
 // would puzzle a first-time user ("--json: given 2 times; give it once").
 std::string ParseErrorText(const CLI::ParseError& error);
-
-// Prints "storebench: <message>" to stderr and returns the exit code for `status`.
-int ReportError(const Status& status);
 
 // Writes an output with `write(path)`; when that fails (a full disk, a
 // directory gone) writes it elsewhere rather than lose what was measured:

@@ -478,10 +478,7 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
   Print(answer);
   if (const std::string warning = report::SaturationWarning(r); !warning.empty()) Print(warning);
   if (Status s = WriteOutputs(r, f, argv); !s.ok()) return ReportError(s);
-  if (r.answers().highest_pass == 0) {
-    std::fprintf(stderr, "storebench: search: %s\n", answer.c_str());
-    return kExitRunFailed;
-  }
+  if (r.answers().highest_pass == 0) return ReportError(Status::IOError("search: " + answer));
   return kExitOk;
 }
 
