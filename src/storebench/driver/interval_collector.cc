@@ -146,6 +146,7 @@ void FoldInto(IntervalStats* a, const IntervalStats& b) {
   a->hiccup_p99_ns = std::max(a->hiccup_p99_ns, b.hiccup_p99_ns);
   a->cpu.Add(b.cpu);
   a->platform.Add(b.platform);
+  a->backend.FollowedBy(b.backend);
 }
 
 }  // namespace storebench::driver::internal

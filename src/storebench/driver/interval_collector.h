@@ -86,7 +86,8 @@ class IntervalCollector {
 };
 
 // Adds interval `b` (which follows `a`) into `a`: counts add, histograms merge,
-// maxima are the larger, the end-of-interval sample is b's.
+// maxima are the larger, the end-of-interval sample is b's (the backend's
+// figures too: its counters add, its gauges are b's).
 void FoldInto(IntervalStats* a, const IntervalStats& b);
 
 }  // namespace storebench::driver::internal

@@ -171,7 +171,18 @@ TEST(FoldInto, CountsAddAndTheEndSampleIsTheLaters) {
   a.group_ops = {60, 40};
   b.t_s = 1.01, b.length_s = 0.01, b.ops = 3, b.backlog = 2, b.max_backlog = 4, b.offered_ops_per_sec = 200;
   b.group_ops = {1, 2};
+  // The backend's figures: its counters add (RocksDB's stall time is per interval), its gauges are the later's.
+  a.backend.Counter({"stall_micros"}, 500, measure::Unit::kCount);
+  a.backend.Gauge({"l0_files"}, 9, measure::Unit::kCount);
+  a.backend.Text({"only_a"}, "kept");
+  b.backend.Counter({"stall_micros"}, 20, measure::Unit::kCount);
+  b.backend.Gauge({"l0_files"}, 4, measure::Unit::kCount);
+  b.backend.Counter({"only_b"}, 1);
   FoldInto(&a, b);
+  EXPECT_EQ(a.backend.Find({"stall_micros"})->count, 520u);
+  EXPECT_DOUBLE_EQ(a.backend.Find({"l0_files"})->value, 4);
+  EXPECT_EQ(a.backend.Find({"only_a"})->text, "kept");
+  EXPECT_EQ(a.backend.Find({"only_b"})->count, 1u);
   EXPECT_DOUBLE_EQ(a.t_s, 1.01);
   EXPECT_DOUBLE_EQ(a.length_s, 1.01);
   EXPECT_EQ(a.ops, 103u);

@@ -56,7 +56,7 @@ void LoadRun::CollectLastInterval() {
   const double nominal_s = static_cast<double>(config_.interval_ns) / 1e9;
   if (!LastIntervalCounts(last.length_s, nominal_s, result_.intervals.size())) {
     internal::FoldInto(&result_.intervals.back(), last);
-  } else if (last.ops > 0 || last.length_s >= kCompleteShare * nominal_s) {  // not an empty sliver of a run
+  } else if (last.ops > 0 || last.length_s > 0) {  // the only interval is the whole run, unless it has no length
     result_.intervals.push_back(last);
     if (progress_) progress_(last);
   }

@@ -3,18 +3,19 @@
 #include <fmt/format.h>
 
 #include "storebench/base/json_file.h"
-#include "storebench/report/result.h"
+#include "storebench/job/result_document.h"
 
 namespace storebench::experiment {
 
 StatusOr<std::optional<nlohmann::json>> ReusableRun(const std::filesystem::path& path, const nlohmann::json* config) {
   if (!std::filesystem::exists(path)) return std::optional<nlohmann::json>();
   auto doc = ReadJsonFile(path.string());
-  const std::string schema = doc.ok() && doc->is_object() ? doc->value("schema", "") : "";
-  if (schema != report::kRunSchema && schema != report::kRunSchemaV1) return std::optional<nlohmann::json>();
-  const nlohmann::json totals = doc->value("totals", nlohmann::json::object());
-  if (!totals.is_object() || totals.value("interrupted", true)) return std::optional<nlohmann::json>();
-  if (config && doc->value("config", nlohmann::json()) != *config)
+  // A whole run result by the rule `report` and `compare` read them with; anything else runs again.
+  if (!doc.ok() || !job::CheckRunDocument(*doc, path.string()).ok()) return std::optional<nlohmann::json>();
+  const nlohmann::json& interrupted = (*doc)["totals"].contains("interrupted") ? (*doc)["totals"]["interrupted"]
+                                                                              : nlohmann::json();
+  if (!interrupted.is_boolean() || interrupted.get<bool>()) return std::optional<nlohmann::json>();
+  if (config && (*doc)["config"] != *config)
     return Status::InvalidArgument(fmt::format("--out: {} holds a run of other settings; use a new directory", path.string()));
   return std::optional<nlohmann::json>(std::move(*doc));
 }

@@ -2,9 +2,10 @@
 // that is asked for again: the one rule that a resumed matrix and a resumed
 // search (and any experiment that stores its runs in a directory) follow.
 //
-// A stored run is reused when its file reads as a run result
-// (report::kRunSchema, or the older kRunSchemaV1) whose totals say it was not interrupted; anything else
-// (no file, a torn or foreign file, an interrupted run) is run again. When the
+// A stored run is reused when its file is a whole run result by the rule
+// `report` and `compare` read them with (job::CheckRunDocument) whose totals
+// say it was not interrupted; anything else (no file, a torn, foreign or
+// malformed file, an interrupted run) is run again. When the
 // caller knows the job the run must have been (`config`), a whole run of
 // another job is an error rather than a rerun: the directory belongs to
 // another experiment, and overwriting it would lose that one's results.

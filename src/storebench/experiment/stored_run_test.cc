@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "storebench/measure/histogram.h"
 #include "storebench/report/result.h"
 
 namespace storebench::experiment {
@@ -20,7 +21,12 @@ TEST(StoredRun, OnlyAWholeRunOfTheSameJobIsReused) {
     return dir / name;
   };
   const nlohmann::json config = {{"backend", "null"}};
-  const nlohmann::json whole = {{"schema", report::kRunSchema}, {"config", config}, {"totals", {{"interrupted", false}}}};
+  const std::string histogram = measure::Histogram(measure::HistogramOptions{}).Encode();
+  const nlohmann::json whole = {{"schema", report::kRunSchema},
+                                {"config", config},
+                                {"totals", {{"interrupted", false}}},
+                                {"throughput", {{"ops_per_sec", 10.0}}},
+                                {"latency", {{"response", {{"histogram", histogram}}}, {"service", {{"histogram", histogram}}}}}};
   auto missing = ReusableRun(dir / "none.json");
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
@@ -33,6 +39,14 @@ TEST(StoredRun, OnlyAWholeRunOfTheSameJobIsReused) {
   unsaid["totals"].erase("interrupted");
   EXPECT_FALSE(ReusableRun(write("unsaid.json", unsaid))->has_value()) << "a run that does not say it finished is not whole";
   EXPECT_FALSE(ReusableRun(write("other.json", {{"schema", "storebench.search/1"}}))->has_value());
+  // Foreign or malformed documents are run again, never read as a run (nor a crash).
+  EXPECT_FALSE(ReusableRun(write("number.json", {{"schema", 1}}))->has_value());
+  nlohmann::json odd = whole;
+  odd["totals"]["interrupted"] = "no";
+  EXPECT_FALSE(ReusableRun(write("odd.json", odd))->has_value());
+  nlohmann::json partial = whole;
+  partial.erase("latency");
+  EXPECT_FALSE(ReusableRun(write("partial.json", partial))->has_value());
   auto reused = ReusableRun(write("whole.json", whole), &config);
   ASSERT_TRUE(reused.ok());
   ASSERT_TRUE(reused->has_value());

@@ -93,6 +93,19 @@ void MetricSet::Append(const MetricSet& other) {
   for (const Metric& m : other.metrics_) metrics_.push_back(m);
 }
 
+void MetricSet::FollowedBy(const MetricSet& later) {
+  for (const Metric& m : later.metrics_) {
+    auto mine = std::find_if(metrics_.begin(), metrics_.end(), [&](const Metric& x) { return x.path == m.path; });
+    if (mine == metrics_.end()) {
+      metrics_.push_back(m);
+      continue;
+    }
+    const uint64_t before = mine->kind == MetricKind::kCounter && m.kind == MetricKind::kCounter ? mine->count : 0;
+    *mine = m;
+    mine->count += before;
+  }
+}
+
 Status MetricSet::Merge(const MetricSet& other) {
   for (const Metric& o : other.metrics_) {
     Metric* mine = nullptr;

@@ -71,6 +71,10 @@ class MetricSet {
   // must agree (else "mixed"), ratio definitions must agree. Metrics only one
   // side has are kept. InvalidArgument when kinds or units of a path differ.
   Status Merge(const MetricSet& other);
+  // This set followed in time by `later` (two consecutive intervals as one):
+  // counters add; every other figure is `later`'s, its end-of-interval sample.
+  // Figures only this set has are kept.
+  void FollowedBy(const MetricSet& later);
   // InvalidArgument naming the first path used twice, or used both as a
   // figure and as a section (["io"] and ["io", "x"]).
   Status Validate() const;

@@ -29,7 +29,7 @@ struct Filler {
       if (body.starts_with('!')) {
         if (at < tmpl.size() && tmpl[at] == '\n') ++at;
       } else if (body.starts_with('/')) {
-        if (body.substr(1) != open)
+        if (open.empty() || body.substr(1) != open)
           return Status::Corruption(fmt::format("page template: {{{{{}}}}} closes no open block", body));
         return at;
       } else if (body.starts_with('?')) {

@@ -4,7 +4,8 @@
 //   {{name}}              the value of `name`, as given (the caller escapes it
 //                         for where it goes: text, attribute, script)
 //   {{?name}}...{{/name}}  the text between, only when `name` is not empty
-//   {{! comment }}         nothing; a line break right after it goes too
+//   {{! comment }}         nothing; a line break right after it goes too (the
+//                         comment ends at its first closing braces)
 // A name the values do not hold, or a block left open, is an error: the
 // template and the code that fills it disagree.
 //

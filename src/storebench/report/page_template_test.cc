@@ -29,6 +29,7 @@ TEST(PageTemplate, ATemplateAndValuesThatDisagreeAreAnError) {
   EXPECT_FALSE(FillTemplate("{{missing}}", {}).ok());
   EXPECT_FALSE(FillTemplate("{{?v}}open", {{"v", "x"}}).ok());
   EXPECT_FALSE(FillTemplate("{{/v}}", {{"v", "x"}}).ok());
+  EXPECT_FALSE(FillTemplate("a{{/}}b", {}).ok()) << "a close with no block open ends nothing";
   EXPECT_FALSE(FillTemplate("{{v", {{"v", "x"}}).ok());
 }
 
