@@ -287,21 +287,27 @@ class StopOnceMeasuring {
  public:
   StopOnceMeasuring(std::atomic<bool>& stop, std::chrono::milliseconds after)
       : thread_([this, &stop, after] {
-          while (!measuring_.load() && !done_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-          if (done_.load()) return;
+          // Woken by wake() or by the destructor: an event, not a poll.
+          for (int s = state_.load(); s == kStarting; s = state_.load()) state_.wait(s);
+          if (state_.load() == kDone) return;
           std::this_thread::sleep_for(after);
           stop.store(true);
         }) {}
   ~StopOnceMeasuring() {
-    done_.store(true);
+    state_.store(kDone);
+    state_.notify_all();
     thread_.join();
   }
   std::function<void()> wake() {
-    return [this] { measuring_.store(true); };
+    return [this] {
+      int starting = kStarting;
+      if (state_.compare_exchange_strong(starting, kMeasuring)) state_.notify_all();
+    };
   }
 
  private:
-  std::atomic<bool> measuring_{false}, done_{false};
+  enum : int { kStarting, kMeasuring, kDone };
+  std::atomic<int> state_{kStarting};
   std::thread thread_;
 };
 
