@@ -3,7 +3,8 @@
 # in the release build, again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # and the concurrency tests under ThreadSanitizer. Every stage runs even when
 # an earlier one failed; each prints its result and wall time, the tests it
-# skipped with their reasons (scripts/skip_summary.py), and the script exits
+# skipped with their reasons and the tests it failed with the lines that say
+# why (scripts/test_summary.py), and the script exits
 # non-zero when any stage failed.
 #
 #   scripts/test.sh --quick   the daily loop: the release build and its
@@ -40,14 +41,14 @@ stage() {  # stage NAME PRESET [BUILD ARGS...]
   fi
   local took=$((SECONDS - t0))
   if ((rc == 0)); then summary+=("$name: passed in ${took} s"); else summary+=("$name: FAILED in ${took} s"); failed+=("$name"); fi
-  skipped+=("$(scripts/skip_summary.py "build/$preset" "$name")")
+  skipped+=("$(scripts/test_summary.py "build/$preset" "$name")")
 }
 
 stage "release: all tests" release
 stage "asan+ubsan: all tests" asan
 stage "tsan: concurrency tests" tsan --target concurrency_tests
 
-echo "== skipped tests (each with the reason it gave)"
+echo "== skipped tests (each with the reason it gave) and failed tests (with why)"
 printf '%s\n' "${skipped[@]}"
 echo "== stages"
 printf '%s\n' "${summary[@]}"
