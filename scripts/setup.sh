@@ -16,8 +16,9 @@ packages=(
 )
 if [[ ${1:-} == --test ]]; then
   packages+=(
-    # A compiler cache for the three builds of the suite (release, ASan+UBSan, TSan).
-    ccache
+    # A compiler cache and a fast linker (mold, used when CMake finds it) for
+    # the three builds of the suite (release, ASan+UBSan, TSan).
+    ccache mold
     libgtest-dev libgmock-dev libbenchmark-dev
     # Peers the tests and bench/ scripts run against.
     rocksdb-tools fio python3-whisper python3-scipy
@@ -28,7 +29,7 @@ if [[ ${1:-} == --test ]]; then
     chromium default-jdk-headless libhdrhistogram-java
     # valgrind: bench/rocksdb_harness_cost.sh and bench/harness_instructions.sh count instructions.
     valgrind
-    # universal-ctags: the source test that holds every function in src/ to 120 lines.
+    # universal-ctags: the source test that holds every function in src/ to 80 lines.
     universal-ctags
     # clang and its sanitizer runtimes: the libFuzzer targets (fuzz preset, bench/fuzz.sh).
     clang libclang-rt-14-dev
