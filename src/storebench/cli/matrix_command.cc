@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -22,7 +23,7 @@
 #include "storebench/cli/run_command.h"
 #include "storebench/cli/table_flags.h"
 #include "storebench/experiment/matrix_grid.h"
-#include "storebench/experiment/spawn.h"
+#include "storebench/experiment/matrix_run.h"
 #include "storebench/job/plan.h"
 #include "storebench/report/compare.h"
 #include "storebench/report/html_report.h"
@@ -289,73 +290,70 @@ std::vector<std::string> RunCommand(const Grid& g, const MatrixVariant& v, const
 struct GridTimes {
   using Clock = std::chrono::steady_clock;
   static double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-  double finished_s = 0;     // wall time of the runs finished so far in this invocation
+  double finished_s = 0;       // wall time of the runs finished so far in this invocation
   std::vector<double> seen_s;  // per variant
+  Clock::time_point run_start;
 };
 
-// Runs the grid's i-th run still to do (after --cache-reset); returns the child's exit code.
-StatusOr<int> RunOne(const MatrixFlags& f, const Grid& g, size_t i, const std::string& path,
-                     report::ProgressDisplay& display, GridTimes* times) {
-  const MatrixVariant& v = g.variants[g.order.todo[i].first];
-  const std::string& reset = g.options.cache_reset;
-  if (!reset.empty()) {
-    auto rc = experiment::SpawnAndWait({"/bin/sh", "-c", reset}, /*quiet=*/false);
-    if (!rc.ok()) return rc.status();
-    if (*rc != 0) return Status::IOError(fmt::format("--cache-reset: '{}' exited with {}", reset, *rc));
-  }
-  std::vector<std::string> argv = RunCommand(g, v, f.run_args, path);
-  const GridTimes::Clock::time_point run_start = GridTimes::Clock::now();
-  // On a terminal the child draws its own line on a pseudo-terminal and
-  // the grid relays it; elsewhere (or without a pty) the child stays
-  // --quiet and its progress is estimated from its length.
-  RelayedProgress relay;
-  const bool relayed = display.on() && display.terminal() && relay.Open();
-  if (relayed) {  // the child's summary still goes to /dev/null; its live line to the relay
-    auto quiet = std::find(argv.begin(), argv.end(), "--quiet");
-    *quiet = "--progress=always";
-  }
-  auto tick = [&] {
-    if (relayed) {
-      if (std::string printed = relay.Drain(); !printed.empty()) {
-        display.Clear();
-        std::fputs(printed.c_str(), stderr);
-      }
-    }
-    if (!display.Due()) return;
-    display.Update(GridLine(g.order.todo, g.variants, times->seen_s, i, g.options.repeat, GridTimes::SecondsSince(run_start),
-                            times->finished_s, relay.line()));
-  };
-  auto rc = experiment::SpawnAndWait(argv, /*quiet=*/true, display.on() ? std::function<void()>(tick) : nullptr, relay.child_fd());
-  if (relayed) {
-    display.Clear();
-    std::fputs(relay.Drain().c_str(), stderr);
-  }
-  times->seen_s[g.order.todo[i].first] = GridTimes::SecondsSince(run_start);
-  times->finished_s += times->seen_s[g.order.todo[i].first];
-  display.Clear();
-  return rc;
-}
-
-// Every run still to do, in order; returns the exit code (kExitOk when all ran).
+// Every run still to do, in order (experiment::RunGridChildren), drawn on the
+// terminal; returns the exit code (kExitOk when all ran).
 int RunGrid(const MatrixFlags& f, const Grid& g, const std::atomic<bool>* stop) {
   report::ProgressDisplay display(f.progress);
   GridTimes times;
   times.seen_s.assign(g.variants.size(), 0);
-  for (size_t i = 0; i < g.order.todo.size(); ++i) {
-    if (stop->load()) return kExitInterrupted;
-    const MatrixVariant& v = g.variants[g.order.todo[i].first];
-    const int rep = g.order.todo[i].second;
-    const std::string path = (fs::path(f.out) / experiment::RunFileName(v, rep)).string();
-    auto rc = RunOne(f, g, i, path, display, &times);
-    if (!rc.ok()) return ReportError(rc.status());
-    if (*rc == kExitInterrupted || stop->load()) return kExitInterrupted;
-    if (*rc != 0) return ReportError(ChildFailure(*rc, fmt::format("matrix: run {} #{}", v.name, rep)));
-    auto run = report::LoadRun(path);
-    if (!run.ok()) return ReportError(run.status());
-    std::printf("[%zu/%zu] %s #%d: %.0f ops/s, p99 %s\n", i + 1, g.order.todo.size(), v.name.c_str(), rep,
-                run->ops_per_sec, FormatDurationNs(run->response_p99_ns).c_str());
+  // On a terminal the child draws its own line on a pseudo-terminal and the
+  // grid relays it; elsewhere (or without a pty) the child stays --quiet and
+  // its progress is estimated from its length.
+  std::optional<RelayedProgress> relay;
+  bool relayed = false;
+  experiment::GridWatch watch;
+  watch.before = [&](experiment::GridChild* child) {
+    relay.emplace();
+    relayed = display.on() && display.terminal() && relay->Open();
+    if (relayed) {  // the child's summary still goes to /dev/null; its live line to the relay
+      auto quiet = std::find(child->argv.begin(), child->argv.end(), "--quiet");
+      *quiet = "--progress=always";
+    }
+    child->stderr_fd = relay->child_fd();
+    times.run_start = GridTimes::Clock::now();
+  };
+  if (display.on())
+    watch.tick = [&](const experiment::GridChild& child) {
+      if (relayed) {
+        if (std::string printed = relay->Drain(); !printed.empty()) {
+          display.Clear();
+          std::fputs(printed.c_str(), stderr);
+        }
+      }
+      if (!display.Due()) return;
+      display.Update(GridLine(g.order.todo, g.variants, times.seen_s, child.index, g.options.repeat,
+                              GridTimes::SecondsSince(times.run_start), times.finished_s, relay->line()));
+    };
+  watch.after = [&](const experiment::GridChild& child, double seconds) {
+    if (relayed) {
+      display.Clear();
+      std::fputs(relay->Drain().c_str(), stderr);
+    }
+    times.seen_s[child.variant] = seconds;
+    times.finished_s += seconds;
+    display.Clear();
+  };
+  watch.stored = [&](const experiment::GridChild& child, const report::RunRecord& run) {
+    std::printf("[%zu/%zu] %s #%d: %.0f ops/s, p99 %s\n", child.index + 1, g.order.todo.size(),
+                g.variants[child.variant].name.c_str(), child.repeat, run.ops_per_sec,
+                FormatDurationNs(run.response_p99_ns).c_str());
     std::fflush(stdout);
-  }
+  };
+  experiment::GridRunSettings settings{f.out, g.options.cache_reset,
+                                       [&](const MatrixVariant& v, const std::string& path) {
+                                         return RunCommand(g, v, f.run_args, path);
+                                       }};
+  auto end = experiment::RunGridChildren(g.variants, g.order, settings, stop, watch);
+  if (!end.ok()) return ReportError(end.status());
+  if (end->interrupted || end->failed_exit_code == kExitInterrupted || (end->failed_exit_code != 0 && stop->load()))
+    return kExitInterrupted;
+  if (end->failed_exit_code != 0)
+    return ReportError(ChildFailure(end->failed_exit_code, "matrix: run " + end->failed));
   return kExitOk;
 }
 

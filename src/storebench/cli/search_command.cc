@@ -1,23 +1,17 @@
 #include "storebench/cli/search_command.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
-#include <thread>
 
 #include "storebench/base/atomic_file.h"
 #include "storebench/base/dir_lock.h"
-#include "storebench/base/file_identity.h"
-#include "storebench/base/json_file.h"
 #include "storebench/base/units.h"
 #include "storebench/cli/run_command.h"
 #include "storebench/cli/table_flags.h"
-#include "storebench/experiment/stored_run.h"
 #include "storebench/cli/compare_command.h"
-#include "storebench/job/plan.h"
-#include "storebench/job/run.h"
+#include "storebench/experiment/search.h"
 #include "storebench/job/search.h"
 #include "storebench/report/compare.h"
 #include "storebench/report/result.h"
@@ -27,23 +21,6 @@ namespace storebench::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kManifest = "manifest.json";
-constexpr const char* kDirSchema = report::kSearchDirSchema;
-constexpr uint64_t kBootstrapSeed = 1;
-constexpr double kDefaultTopFraction = 1.2;  // of the closed-loop capacity, for bisection
-constexpr double kAbove = 1.1;               // confirmation's second rate, and each step down
-constexpr int kConfirmRounds = 5;
-// Seeds of confirmation runs: step seed + these + i, apart from the steps' repeats.
-constexpr int kConfirmSeed = 1000, kAboveSeed = 2000;
-// A run the platform spoilt is run again up to this many times; repeat k
-// adds k × kRepeatSeed to its seed.
-constexpr int kPlatformRepeats = 2, kRepeatSeed = 100000;
-
-// The options, and the latency goals.
-struct Settings : SearchOptions {
-  std::vector<report::Slo> slos;
-};
 
 // "2%" or "0.02": a fraction in [lo, hi] percent.
 StatusOr<double> ParsePercent(std::string text, const char* flag, double lo, double hi, const char* form) {
@@ -62,7 +39,7 @@ constexpr const char* kMaxRateForm = "a rate such as 100k, or a percentage of th
 constexpr const char* kSweepForm = "fractions of the top rate such as 10%,20%,50%,100%";
 
 // --max-rate: a rate, or (with %) a fraction of the capacity.
-Status SetMaxRate(SearchOptions& o, const std::string& text) {
+Status SetMaxRate(experiment::SearchOptions& o, const std::string& text) {
   if (!text.empty() && text.back() == '%') {
     auto v = ParsePercent(text, "--max-rate", 1, 1000, kMaxRateForm);
     if (!v.ok()) return v.status();
@@ -96,8 +73,8 @@ StatusOr<std::vector<double>> ParseSweep(const std::string& text) {
 
 }  // namespace
 
-const OptionTable<SearchOptions>& SearchOptionTable() {
-  using O = SearchOptions;
+const OptionTable<experiment::SearchOptions>& SearchOptionTable() {
+  using O = experiment::SearchOptions;
   static const OptionTable<O> table = [] {
     OptionTable<O> t("search");
     t.Rate("min-rate", &O::min_rate, "lowest rate to try, e.g. 5k (default: 10% of the top)", "", false)
@@ -137,8 +114,8 @@ const OptionTable<SearchOptions>& SearchOptionTable() {
 
 namespace {
 
-StatusOr<Settings> ParseSettings(const SearchFlags& f) {
-  Settings s;
+StatusOr<experiment::SearchSettings> ParseSettings(const SearchFlags& f) {
+  experiment::SearchSettings s;
   for (const std::string& text : f.slo) {
     auto slo = report::ParseSlo(text);
     if (!slo.ok()) return slo.status();
@@ -149,151 +126,6 @@ StatusOr<Settings> ParseSettings(const SearchFlags& f) {
     return Status::InvalidArgument("--slo: give at least one latency goal, e.g. --slo \"p99<=1ms\"");
   return s;
 }
-
-// Refuses a directory that holds steps of another job: their results would answer another question.
-Status PrepareOutDir(const fs::path& dir, const nlohmann::json& manifest) {
-  const fs::path path = dir / kManifest;
-  if (fs::exists(path)) {
-    auto old = ReadJsonFile(path.string());
-    if (!old.ok() || old->value("schema", "") != kDirSchema)
-      return Status::InvalidArgument(fmt::format("--out: {} is not a storebench search directory", dir.string()));
-    if ((*old)["run_args"] != manifest["run_args"] || (*old)["step_duration_ns"] != manifest["step_duration_ns"])
-      return Status::InvalidArgument(fmt::format(
-          "--out: {} holds the steps of another search (run args {}, step duration {} ns); use a new directory",
-          dir.string(), (*old)["run_args"].dump(), (*old)["step_duration_ns"].dump()));
-    return Status::Ok();
-  }
-  return WriteFileAtomically(path.string(), manifest.dump(1) + "\n");
-}
-
-// Runs steps: each repeat is one job through MakePlan/RunPlan, or its stored document.
-class StepRunner {
- public:
-  StepRunner(const job::Job& job, const job::SearchLoad& load, const Settings& s, const SearchFlags& f,
-             const std::vector<std::string>& argv, const std::atomic<bool>* stop)
-      : job_(job), load_(load), settings_(s), flags_(f), argv_(argv), stop_(stop) {}
-
-  // The step at `rate` ops/s (0 = the closed loop), judged.
-  StatusOr<report::SearchStep> Run(double rate) {
-    report::SearchStep step;
-    std::vector<nlohmann::json> docs;
-    for (int rep = 1; rep <= settings_.repeat; ++rep) {
-      const std::string file = rate > 0 ? fmt::format("rate-{:.0f}-{}.json", rate, rep) : fmt::format("closed-{}.json", rep);
-      STOREBENCH_RETURN_IF_ERROR(Add(rate, rep, file, &step, &docs));
-    }
-    STOREBENCH_RETURN_IF_ERROR(Judge(rate, std::move(docs), /*across_runs=*/false, &step));
-    return step;
-  }
-
-  // A confirmation round: --confirm runs at `rate` interleaved with as many at `above`, each set judged together.
-  StatusOr<report::ConfirmRound> Confirm(double rate, double above) {
-    report::ConfirmRound round;
-    round.rate = rate;
-    round.above_rate = above;
-    std::vector<nlohmann::json> at, over;
-    for (int i = 1; i <= settings_.confirm; ++i) {
-      STOREBENCH_RETURN_IF_ERROR(
-          Add(rate, kConfirmSeed + i, fmt::format("confirm-{:.0f}-{}.json", rate, i), &round.confirm, &at));
-      STOREBENCH_RETURN_IF_ERROR(
-          Add(above, kAboveSeed + i, fmt::format("above-{:.0f}-{}.json", above, i), &round.above, &over));
-    }
-    STOREBENCH_RETURN_IF_ERROR(Judge(rate, std::move(at), true, &round.confirm));
-    STOREBENCH_RETURN_IF_ERROR(Judge(above, std::move(over), true, &round.above));
-    return round;
-  }
-
- private:
-  // Runs (or reads) one run into `step` and `docs`. A run the platform
-  // spoilt (dipped or stalled, report::PlatformSpoilt) is set aside,
-  // recorded, and run again with other keys, up to kPlatformRepeats times:
-  // its verdict would be the neighbour's. Passing or failing alike, so the
-  // repeats do not lean the search either way. The last repeat counts even if
-  // it was spoilt too, marked.
-  Status Add(double rate, int seed_offset, const std::string& file, report::SearchStep* step,
-             std::vector<nlohmann::json>* docs) {
-    if (docs->empty()) step->stored = true;
-    for (int attempt = 0;; ++attempt) {
-      const std::string name =
-          attempt == 0 ? file : fmt::format("{}-repeat{}.json", file.substr(0, file.size() - 5), attempt);
-      bool stored = false;
-      auto doc = RunOne(rate, seed_offset + attempt * kRepeatSeed, name, &stored);
-      if (!doc.ok()) return doc.status();
-      step->stored = step->stored && stored;
-      auto spoilt = report::PlatformSpoilt(*doc, settings_.slos);
-      if (spoilt && attempt < kPlatformRepeats) {
-        spoilt->file = name;
-        step->set_aside.push_back(std::move(*spoilt));
-        continue;
-      }
-      if (spoilt) ++step->unsteady_kept;
-      step->files.push_back(name);
-      docs->push_back(std::move(*doc));
-      return Status::Ok();
-    }
-  }
-
-  Status Judge(double rate, std::vector<nlohmann::json> docs, bool across_runs, report::SearchStep* step) {
-    report::StepInput input;
-    input.target = rate;
-    input.load_groups = load_.groups;
-    input.slots = load_.slots;
-    input.runs = std::move(docs);
-    input.across_runs = across_runs;
-    auto verdict = report::JudgeStep(input, settings_.slos, settings_.confidence, kBootstrapSeed);
-    if (!verdict.ok()) return verdict.status();
-    step->verdict = std::move(*verdict);
-    return Status::Ok();
-  }
-
-  StatusOr<nlohmann::json> RunOne(double rate, int rep, const std::string& file, bool* stored) {
-    const uint64_t interval = std::max<uint64_t>(settings_.step_ns / 10, 1'000'000);
-    job::Job step_job = job::StepJob(job_, load_, rate, settings_.step_ns, interval, rep);
-    step_job.outputs = {};
-    step_job.outputs.quiet = true;
-    auto plan = job::MakePlan(step_job);
-    if (!plan.ok()) return plan.status();
-    const fs::path path = fs::path(flags_.out) / file;
-    if (!flags_.out.empty()) {
-      const nlohmann::json config = plan->job.ToJson();
-      auto reusable = experiment::ReusableRun(path, &config);
-      if (!reusable.ok()) return reusable.status();
-      if (reusable->has_value()) {
-        *stored = true;
-        return std::move(**reusable);
-      }
-    }
-    if (ran_any_) Settle();
-    ran_any_ = true;
-    job::RunHooks hooks;
-    hooks.stop = stop_;
-    auto result = job::RunPlan(*plan, hooks);
-    if (!result.ok()) return result.status();
-    if (result->run.interrupted || stop_->load())
-      return Status::Interrupted(
-          "search interrupted; the steps stored in --out are kept: run the same command to resume");
-    if (!result->failure.ok()) return result->failure;
-    auto doc = report::BuildRunJson(*result, argv_);
-    if (!doc.ok()) return doc.status();
-    if (!flags_.out.empty()) STOREBENCH_RETURN_IF_ERROR(WriteFileAtomically(path.string(), doc->dump(1) + "\n"));
-    return *doc;
-  }
-
-  // Idles --settle before a run that follows another, in slices so SIGINT is seen.
-  void Settle() const {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(settings_.settle_ns);
-    while (!stop_->load() && std::chrono::steady_clock::now() < end)
-      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(end - std::chrono::steady_clock::now(),
-                                                                     std::chrono::milliseconds(10)));
-  }
-
-  bool ran_any_ = false;
-  const job::Job& job_;
-  const job::SearchLoad& load_;
-  const Settings& settings_;
-  const SearchFlags& flags_;
-  const std::vector<std::string>& argv_;
-  const std::atomic<bool>* stop_;
-};
 
 void Print(const std::string& line) {
   std::printf("%s\n", line.c_str());
@@ -349,87 +181,6 @@ StatusOr<DirLock> LockJson(const SearchFlags& f) {
   return DirLock::AcquireForFile(f.json, "--json");
 }
 
-// One search per directory at a time: two would overwrite each other's steps.
-StatusOr<DirLock> OpenOutDir(const SearchFlags& f, const Settings& settings) {
-  DirLock lock;
-  if (f.out.empty()) return lock;
-  auto locked = DirLock::CreateAndAcquire(f.out, "--out");
-  if (!locked.ok()) return locked.status();
-  lock = std::move(*locked);
-  nlohmann::json manifest = {{"schema", kDirSchema}, {"run_args", f.run_args}, {"step_duration_ns", settings.step_ns}};
-  STOREBENCH_RETURN_IF_ERROR(PrepareOutDir(f.out, manifest));
-  return lock;
-}
-
-// The closed-loop capacity, always: the top comes from it unless --max-rate
-// gives a rate, and an answer is reported as a fraction of it.
-Status MeasureCapacity(StepRunner& runner, const Settings& settings, report::SearchResult* r) {
-  auto cap = runner.Run(0);
-  if (!cap.ok()) return cap.status();
-  Print("[capacity] " + report::StepLine(*cap));
-  const double capacity = cap->verdict.achieved;
-  if (!(capacity > 0)) return Status::IOError("search: the closed-loop run completed no ops");
-  bool meets = !r->slos.empty();
-  for (const auto& c : cap->verdict.slos) meets = meets && c.pass;
-  if (meets)
-    Print(fmt::format("the closed-loop capacity, {} ops/s, meets {}: latency does not limit this load below its "
-                      "capacity; searching for the highest rate an open loop sustains",
-                      FormatCount(capacity), report::SloList(r->slos)));
-  r->capacity = std::move(*cap);
-  if (settings.max_rate > 0) {
-    r->top = settings.max_rate;
-    r->top_source = "--max-rate";
-  } else {
-    const double fraction = settings.max_fraction > 0 ? settings.max_fraction : r->sweep ? 1 : kDefaultTopFraction;
-    r->top = std::round(capacity * fraction);
-    r->top_source = fraction == 1 ? std::string("the closed-loop capacity")
-                                  : fmt::format("{:g}% of the closed-loop capacity", fraction * 100);
-  }
-  return Status::Ok();
-}
-
-// The bisection from the top down to --min-rate, or the sweep.
-StatusOr<job::RateSearch> RatesToTry(const Settings& settings, const report::SearchResult& r) {
-  const double bottom = settings.min_rate > 0 ? settings.min_rate : std::round(0.1 * r.top);
-  if (bottom >= r.top)
-    return Status::InvalidArgument(fmt::format("--min-rate: {} ops/s is not below the top rate, {} ops/s",
-                                               FormatCount(bottom), FormatCount(r.top)));
-  std::vector<double> sweep_rates;
-  for (double fraction : settings.sweep) sweep_rates.push_back(fraction * r.top);
-  return r.sweep ? job::RateSearch::Sweep(sweep_rates) : job::RateSearch::Bisect(bottom, r.top, settings.precision);
-}
-
-// A step at each rate `search` asks for, into `r`. The answers are not kept
-// here: DeriveAnswers reads them from r's rows, whenever the search stops.
-Status SearchRates(StepRunner& runner, job::RateSearch& search, report::SearchResult* r) {
-  while (auto rate = search.Next()) {
-    auto step = runner.Run(*rate);
-    if (!step.ok()) return step.status();
-    search.Record(*rate, step->verdict.pass);
-    Print(fmt::format("[{}] {}", r->steps.size() + 1, report::StepLine(*step, r->capacity->verdict.achieved)));
-    r->steps.push_back(std::move(*step));
-  }
-  r->outcome = search.outcome();
-  return Status::Ok();
-}
-
-// Confirmation: the answer holds when run again, or the search steps down by 10% and tries again.
-Status ConfirmAnswer(StepRunner& runner, const Settings& settings, report::SearchResult* r) {
-  if (settings.confirm == 0) return Status::Ok();
-  double candidate = r->answers().search_pass;
-  for (int round = 0; candidate > 0 && round < kConfirmRounds; ++round) {
-    auto c = runner.Confirm(candidate, std::round(candidate * kAbove));
-    if (!c.ok()) return c.status();
-    Print(fmt::format("[confirm {}] {}", round + 1, report::ConfirmLine(*c, settings.confirm)));
-    const bool held = c->pass();
-    r->confirmations.push_back(std::move(*c));
-    if (held) break;
-    candidate = std::round(candidate / kAbove);
-    if (candidate < 1) break;
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 void AddSearchFlags(CLI::App* app, SearchFlags* f) {
@@ -449,27 +200,15 @@ int ExecuteSearch(const SearchFlags& f, const std::vector<std::string>& argv, co
   if (!job.ok()) return ReportError(job.status());
   auto json_lock = LockJson(f);
   if (!json_lock.ok()) return ReportError(json_lock.status());
-  auto lock = OpenOutDir(f, *settings);
+  auto lock = experiment::OpenSearchDir(f.out, f.run_args, settings->step_ns);
   if (!lock.ok()) return ReportError(lock.status());
 
+  experiment::SearchRequest request{std::move(job->job), std::move(job->load), std::move(*settings), f.out, argv};
   report::SearchResult r;
-  r.slos = settings->slos;
-  r.confidence = settings->confidence;
-  r.precision = settings->precision;
-  r.repeat = settings->repeat;
-  r.step_duration_s = static_cast<double>(settings->step_ns) / 1e9;
-  r.sweep = !settings->sweep.empty();
-  r.confirm_runs = settings->confirm;
-  StepRunner runner(job->job, job->load, *settings, f, argv, stop);
-  if (Status s = MeasureCapacity(runner, *settings, &r); !s.ok()) return ReportError(s);
-  auto search = RatesToTry(*settings, r);
-  if (!search.ok()) return ReportError(search.status());
-  // A search that fails from here on still writes what it measured.
-  Status searched = SearchRates(runner, *search, &r);
-  if (searched.ok()) searched = ConfirmAnswer(runner, *settings, &r);
-  if (!searched.ok()) {
-    r.interrupted = true;
-    if (Status s = WriteOutputs(r, f, argv); !s.ok()) ReportError(s);
+  if (Status searched = experiment::RunSearch(request, stop, Print, &r); !searched.ok()) {
+    // From the first open-loop step on, a failed search still writes what it measured.
+    if (r.interrupted)
+      if (Status s = WriteOutputs(r, f, argv); !s.ok()) ReportError(s);
     return ReportError(searched);
   }
 
