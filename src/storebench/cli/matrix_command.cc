@@ -337,6 +337,8 @@ int RunGrid(const MatrixFlags& f, const Grid& g, const std::atomic<bool>* stop) 
     times.seen_s[child.variant] = seconds;
     times.finished_s += seconds;
     display.Clear();
+    relay.reset();  // the child's pseudo-terminal closes with it
+    relayed = false;
   };
   watch.stored = [&](const experiment::GridChild& child, const report::RunRecord& run) {
     std::printf("[%zu/%zu] %s #%d: %.0f ops/s, p99 %s\n", child.index + 1, g.order.todo.size(),

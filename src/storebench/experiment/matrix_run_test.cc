@@ -5,13 +5,15 @@
 #include <atomic>
 #include <filesystem>
 
+#include <unistd.h>
+
 namespace storebench::experiment {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Two variants, one run each; the children are shell commands that exit with
-// the code the test gives the variant (a run document is not written).
+// One variant per exit code, one run each; the children are shell commands
+// that exit with that code (a run document is not written).
 struct ShellGrid {
   std::vector<MatrixVariant> variants;
   GridOrder order;
@@ -48,8 +50,7 @@ TEST(MatrixRun, AFailedChildEndsTheGridAndIsNamedWithItsExitCode) {
   EXPECT_EQ(end->failed, "v0 #1");
   EXPECT_EQ(g.started.size(), 1u) << "the grid stops at the first failed run";
   EXPECT_EQ(g.started[0], (fs::path(::testing::TempDir()) / RunFileName(g.variants[0], 1)).string());
-  ASSERT_EQ(ended.size(), 1u);
-  EXPECT_GE(ended[0], 0);
+  EXPECT_EQ(ended.size(), 1u) << "the watcher hears of the child that ended";
 }
 
 TEST(MatrixRun, AStopBeforeAChildRunsNothingAndSaysInterrupted) {
@@ -75,11 +76,21 @@ TEST(MatrixRun, ACacheResetThatFailsIsAnErrorBeforeTheChild) {
 TEST(MatrixRun, TheWatcherMaySetTheChildsStderrAndArguments) {
   ShellGrid g({0});
   std::atomic<bool> stop{false};
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
   GridWatch watch;
-  watch.before = [](GridChild* child) { child->argv.back() = "exit 5"; };
+  watch.before = [&](GridChild* child) {
+    child->argv.back() = "echo watched >&2; exit 5";
+    child->stderr_fd = pipe_fds[1];
+  };
   auto end = RunGridChildren(g.variants, g.order, g.settings, &stop, watch);
+  ::close(pipe_fds[1]);
+  char buf[64] = {};
+  const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf - 1);
+  ::close(pipe_fds[0]);
   ASSERT_TRUE(end.ok());
   EXPECT_EQ(end->failed_exit_code, 5) << "the changed command line ran";
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0), "watched\n") << "its stderr went to the watcher's fd";
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST_F(ExperimentSearch, AFailureBeforeTheFirstOpenLoopStepLeavesNothingToWrite)
   std::vector<std::string> printed;
   report::SearchResult r;
   Status s = RunSearch(NullSearch(), &stop, [&](const std::string& line) { printed.push_back(line); }, &r);
-  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), Status::Code::kInterrupted) << s.message();
   EXPECT_FALSE(r.interrupted);
   EXPECT_FALSE(r.capacity.has_value());
   EXPECT_TRUE(printed.empty());
