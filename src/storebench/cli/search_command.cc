@@ -1,6 +1,5 @@
 #include "storebench/cli/search_command.h"
 
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -13,8 +12,6 @@
 #include "storebench/cli/compare_command.h"
 #include "storebench/experiment/search.h"
 #include "storebench/job/search.h"
-#include "storebench/report/compare.h"
-#include "storebench/report/result.h"
 #include "storebench/report/search_report.h"
 
 namespace storebench::cli {
