@@ -18,7 +18,7 @@
 namespace storebench::backend {
 namespace {
 
-struct Case {
+struct ManifestCase {
   ManifestKind kind;
   std::string text;
   std::string field;  // named in the error; "" for a valid manifest
@@ -38,8 +38,8 @@ std::string With(const char* good, const std::string& key, const std::string& va
   return j.dump();
 }
 
-std::vector<Case> Corpus() {
-  std::vector<Case> c = {
+std::vector<ManifestCase> Corpus() {
+  std::vector<ManifestCase> c = {
       {ManifestKind::kFile, kFileGood, ""},
       {ManifestKind::kWhisper, kWhisperGood, ""},
       {ManifestKind::kFile, "", "not a JSON object"},
@@ -75,7 +75,7 @@ std::vector<Case> Corpus() {
       {ManifestKind::kWhisper, With(kWhisperGood, "complete", "false"), "'complete'"},
   };
 #if STOREBENCH_HAVE_ROCKSDB
-  for (Case r : std::vector<Case>{
+  for (ManifestCase r : std::vector<ManifestCase>{
            {ManifestKind::kRocksdb, kRocksdbGood, ""},
            {ManifestKind::kRocksdb, With(kRocksdbGood, "num", "0"), "'num'"},
            {ManifestKind::kRocksdb, With(kRocksdbGood, "num", "1e30"), "'num'"},
@@ -93,14 +93,14 @@ std::vector<Case> Corpus() {
 }
 
 TEST(ManifestCorpus, FuzzCheckHoldsOnEveryCase) {
-  for (const Case& c : Corpus())
+  for (const ManifestCase& c : Corpus())
     EXPECT_EQ(CheckManifestBytes(c.kind, reinterpret_cast<const uint8_t*>(c.text.data()), c.text.size()), "")
         << c.text;
 }
 
 // The error names the manifest file and the field.
 TEST(ManifestCorpus, BadFieldsAreCorruptionNamingFileAndField) {
-  for (const Case& c : Corpus()) {
+  for (const ManifestCase& c : Corpus()) {
     auto j = ParseManifestText(c.text, "/d/m.json");
     Status s = j.status();
     if (j.ok()) {

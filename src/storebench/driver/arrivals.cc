@@ -13,7 +13,6 @@
 namespace storebench::driver {
 namespace {
 
-constexpr double kNsPerS = 1e9;
 
 class ConstantArrivals : public Arrivals {
  public:

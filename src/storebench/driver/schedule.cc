@@ -15,7 +15,6 @@
 namespace storebench::driver {
 namespace {
 
-constexpr double kNsPerS = 1e9;
 constexpr const char* kForm =
     "closed | constant:RATE | poisson:RATE | sine:A,B,C,D | steps:DURATION@RATE,... | trace:FILE "
     "(e.g. constant:50k/s, sine:350,0.0105,0,50000, steps:10s@1000,2s@20000,10s@1000)";

@@ -15,7 +15,7 @@ namespace {
 using testing::Pattern;
 using testing::TempDir;
 
-constexpr uint64_t kFileSize = 5 * 4096 + 123;  // the last block is partial
+constexpr uint64_t kDirectFileSize = 5 * 4096 + 123;  // the last block is partial
 
 class DirectTest : public testing::MethodFixture<const char*> {
  protected:
@@ -28,7 +28,7 @@ class DirectTest : public testing::MethodFixture<const char*> {
     o.queue_depth = 4;
     o.fixed_buffers = 1;
     o.fixed_buffer_size = 1 << 16;
-    OpenWith(GetParam(), o, kFileSize, 7);
+    OpenWith(GetParam(), o, kDirectFileSize, 7);
   }
 };
 
@@ -43,7 +43,7 @@ TEST_P(DirectTest, AlignedReadsReturnTheFileBytes) {
       if (len % a.offset != 0) continue;
       StatusOr<size_t> n = method_->Read(file_, off, len, buf.data());
       ASSERT_TRUE(n.ok()) << n.status().message();
-      const size_t want_len = off >= kFileSize ? 0 : std::min<uint64_t>(len, kFileSize - off);
+      const size_t want_len = off >= kDirectFileSize ? 0 : std::min<uint64_t>(len, kDirectFileSize - off);
       ASSERT_EQ(*n, want_len) << "offset " << off << " length " << len;
       const std::vector<char> want = Pattern(7, off, want_len);
       EXPECT_TRUE(std::equal(want.begin(), want.end(), buf.begin())) << "offset " << off;

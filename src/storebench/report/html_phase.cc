@@ -28,7 +28,7 @@ const std::set<std::string> kKnownIntervalKeys = {"t_s",     "length_s", "ops", 
 // Who held the CPU per interval (interval "cpu", driver/cpu_account.h) and the
 // p99's causes (interval "causes", report/causes.h), each in its own chart.
 constexpr const char* kCpuHolders[] = {"workers_ns", "engine_ns", "client_ns", "others_ns", "steal_ns"};
-constexpr const char* kCauses[] = {"queueing", "engine", "client", "platform"};
+constexpr const char* kCauseNames[] = {"queueing", "engine", "client", "platform"};
 
 // Spectrum points (x = 1/(1-p), value ns) along HdrHistogram's percentile
 // iterator; the 100% row has no finite x and is drawn as the max instead.
@@ -188,7 +188,7 @@ class Timeline {
       cpu_held_[k].push_back(cpu.contains(k) && cpu[k].is_number() ? cpu[k] : json());
     const json p99_causes = i.value("causes", json::object()).value("p99", json::object());
     have_causes_ = have_causes_ || !p99_causes.empty();
-    for (const char* k : kCauses)
+    for (const char* k : kCauseNames)
       causes_[k].push_back(p99_causes.contains(k) && p99_causes[k].is_number() ? p99_causes[k] : json());
   }
 

@@ -68,7 +68,7 @@ Status Apply(const Op& op, const std::string& path, const IoOptions& io) {
   return s.status();
 }
 
-struct Case {
+struct FidelityCase {
   std::vector<ArchiveSpec> archives;
   std::string agg;
   double xff = 0.5;
@@ -79,9 +79,9 @@ struct Case {
 
 const char* kAggs[] = {"average", "sum", "last", "max", "min", "avg_zero", "absmax", "absmin"};
 
-Case RandomCase(std::mt19937_64& rng) {
+FidelityCase RandomCase(std::mt19937_64& rng) {
   auto uni = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  Case c;
+  FidelityCase c;
   const int count = static_cast<int>(uni(1, 4));
   const uint32_t base_steps[] = {1, 5, 10, 60};
   ArchiveSpec a{base_steps[uni(0, 3)], static_cast<uint32_t>(uni(2, 40))};
@@ -145,20 +145,20 @@ Case RandomCase(std::mt19937_64& rng) {
   return c;
 }
 
-std::string Describe(const Case& c) {
+std::string Describe(const FidelityCase& c) {
   std::string archives;
   for (const ArchiveSpec& a : c.archives) archives += fmt::format("{}:{} ", a.seconds_per_point, a.points);
   return fmt::format("archives {}agg {} xff {} sparse {}", archives, c.agg, c.xff, c.sparse);
 }
 
-json CreateOp(const Case& c, const std::string& path) {
+json CreateOp(const FidelityCase& c, const std::string& path) {
   json archives = json::array();
   for (const ArchiveSpec& a : c.archives) archives.push_back({a.seconds_per_point, a.points});
   return {{"op", "create"}, {"path", path}, {"archives", archives}, {"xff", c.xff}, {"agg", c.agg},
           {"sparse", c.sparse}, {"read_back", true}};
 }
 
-Status CreateLike(const Case& c, const std::string& path, const IoOptions& io) {
+Status CreateLike(const FidelityCase& c, const std::string& path, const IoOptions& io) {
   CreateOptions o;
   o.aggregation = *ParseAggregation(c.agg);
   o.x_files_factor = c.xff;
@@ -168,7 +168,7 @@ Status CreateLike(const Case& c, const std::string& path, const IoOptions& io) {
 
 // Runs `cases` through both implementations (storebench with I/O mode `mode`)
 // and compares after every operation.
-void RunDifferential(const std::vector<Case>& cases, uint64_t seed, IoMode mode) {
+void RunDifferential(const std::vector<FidelityCase>& cases, uint64_t seed, IoMode mode) {
   IoOptions io;
   io.mode = mode;
   const std::string dir = testing::MakeTempDir();
@@ -176,7 +176,7 @@ void RunDifferential(const std::vector<Case>& cases, uint64_t seed, IoMode mode)
   std::vector<std::vector<std::string>> ours(cases.size());
   std::vector<std::vector<std::string>> our_status(cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
+    const FidelityCase& c = cases[i];
     const std::string sb = fmt::format("{}/sb{}.wsp", dir, i), py = fmt::format("{}/py{}.wsp", dir, i);
     ASSERT_TRUE(CreateLike(c, sb, io).ok());
     ours[i].push_back(Hex(sb));
@@ -198,7 +198,7 @@ void RunDifferential(const std::vector<Case>& cases, uint64_t seed, IoMode mode)
   ASSERT_EQ(results.size(), py_ops.size());
   size_t at = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
+    const FidelityCase& c = cases[i];
     const std::string py = fmt::format("{}/py{}.wsp", dir, i);
     for (size_t k = 0; k < ours[i].size(); ++k, ++at) {
       if (results[at].is_string() && results[at] == ours[i][k]) continue;
@@ -240,14 +240,14 @@ TEST_P(FidelityByModeTest, RandomizedDifferential) {
   const uint64_t seed = SeedFromEnv(20240501);
   std::cout << "whisper differential seed " << seed << " (replay with WHISPER_DIFF_SEED=" << seed << ")\n";
   std::mt19937_64 rng(seed);
-  std::vector<Case> cases;
+  std::vector<FidelityCase> cases;
   for (int i = 0; i < 250; ++i) cases.push_back(RandomCase(rng));
   RunDifferential(cases, seed, GetParam());
 }
 
 TEST_P(FidelityByModeTest, IdenticalFilesForACarbonLikeSchema) {
   SKIP_WITHOUT_WHISPER_PY();
-  Case c;
+  FidelityCase c;
   c.archives = *ParseRetentionList("60s:1d,5m:30d,1h:5y");
   c.agg = "average";
   int64_t now = 1700000000;

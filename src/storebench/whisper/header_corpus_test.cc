@@ -13,7 +13,7 @@
 namespace storebench::whisper {
 namespace {
 
-std::string Header(uint32_t agg, uint32_t max_ret, uint32_t xff_bits, uint32_t count,
+std::string HeaderBytes(uint32_t agg, uint32_t max_ret, uint32_t xff_bits, uint32_t count,
                    const std::vector<std::array<uint32_t, 3>>& archives) {
   std::string out(16 + 12 * archives.size(), '\0');
   auto* p = reinterpret_cast<uint8_t*>(out.data());
@@ -24,40 +24,40 @@ std::string Header(uint32_t agg, uint32_t max_ret, uint32_t xff_bits, uint32_t c
   return out;
 }
 
-struct Case {
+struct CorpusCase {
   std::string name, bytes, expect;  // expect: a fragment of the error
 };
 
-std::vector<Case> Corpus() {
+std::vector<CorpusCase> Corpus() {
   const uint32_t half = 0x3f000000;  // 0.5f
-  std::string good = Header(1, 600, half, 1, {{28, 60, 10}}) + std::string(120, '\0');
+  std::string good = HeaderBytes(1, 600, half, 1, {{28, 60, 10}}) + std::string(120, '\0');
   return {
       {"empty", "", "truncated metadata"},
       {"truncated metadata", good.substr(0, 10), "truncated metadata"},
       {"truncated archive info", good.substr(0, 20), "truncated archive info"},
-      {"zero archives", Header(1, 600, half, 0, {}), "archive count is 0"},
-      {"huge archive count", Header(1, 600, half, 0xffffffff, {{28, 60, 10}}), "exceeds"},
-      {"unknown aggregation", Header(9, 600, half, 1, {{28, 60, 10}}), "unknown aggregation"},
-      {"nan xff", Header(1, 600, 0x7fc00000, 1, {{28, 60, 10}}), "xFilesFactor"},
-      {"xff above 1", Header(1, 600, 0x40000000, 1, {{28, 60, 10}}), "xFilesFactor"},
-      {"zero seconds per point", Header(1, 600, half, 1, {{28, 0, 10}}), "secondsPerPoint 0"},
-      {"zero points", Header(1, 600, half, 1, {{28, 60, 0}}), "0 points"},
-      {"archive inside header", Header(1, 600, half, 1, {{8, 60, 10}}), "overlaps the header"},
+      {"zero archives", HeaderBytes(1, 600, half, 0, {}), "archive count is 0"},
+      {"huge archive count", HeaderBytes(1, 600, half, 0xffffffff, {{28, 60, 10}}), "exceeds"},
+      {"unknown aggregation", HeaderBytes(9, 600, half, 1, {{28, 60, 10}}), "unknown aggregation"},
+      {"nan xff", HeaderBytes(1, 600, 0x7fc00000, 1, {{28, 60, 10}}), "xFilesFactor"},
+      {"xff above 1", HeaderBytes(1, 600, 0x40000000, 1, {{28, 60, 10}}), "xFilesFactor"},
+      {"zero seconds per point", HeaderBytes(1, 600, half, 1, {{28, 0, 10}}), "secondsPerPoint 0"},
+      {"zero points", HeaderBytes(1, 600, half, 1, {{28, 60, 0}}), "0 points"},
+      {"archive inside header", HeaderBytes(1, 600, half, 1, {{8, 60, 10}}), "overlaps the header"},
       {"overlapping archives",
-       Header(1, 1200, half, 2, {{40, 60, 10}, {100, 120, 10}}) + std::string(300, '\0'), "overlaps the previous"},
-      {"archive past end of file", Header(1, 600, half, 1, {{28, 60, 10}}) + std::string(50, '\0'), "ends at byte"},
-      {"offset wraps 32 bits", Header(1, 600, half, 1, {{0xfffffff0, 60, 0xffffffff}}), "ends at byte"},
+       HeaderBytes(1, 1200, half, 2, {{40, 60, 10}, {100, 120, 10}}) + std::string(300, '\0'), "overlaps the previous"},
+      {"archive past end of file", HeaderBytes(1, 600, half, 1, {{28, 60, 10}}) + std::string(50, '\0'), "ends at byte"},
+      {"offset wraps 32 bits", HeaderBytes(1, 600, half, 1, {{0xfffffff0, 60, 0xffffffff}}), "ends at byte"},
   };
 }
 
 TEST(HeaderCorpusTest, FuzzEntryHoldsOnEveryCase) {
-  for (const Case& c : Corpus()) {
+  for (const CorpusCase& c : Corpus()) {
     EXPECT_EQ(CheckHeaderBytes(reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size()), "") << c.name;
   }
 }
 
 TEST(HeaderCorpusTest, ParserNamesFileAndProblem) {
-  for (const Case& c : Corpus()) {
+  for (const CorpusCase& c : Corpus()) {
     StatusOr<whisper::Header> h = ParseHeader({reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size()},
                                               "bad.wsp", c.bytes.size());
     ASSERT_FALSE(h.ok()) << c.name;
@@ -70,7 +70,7 @@ TEST(HeaderCorpusTest, ParserNamesFileAndProblem) {
 TEST(HeaderCorpusTest, OperationsOnCorruptFilesFailCleanly) {
   std::string dir = ::testing::TempDir();
   for (IoMode mode : {IoMode::kExact, IoMode::kPythonUnbuffered, IoMode::kBuffered}) {
-    for (const Case& c : Corpus()) {
+    for (const CorpusCase& c : Corpus()) {
       std::string path = dir + "corrupt.wsp";
       std::ofstream(path, std::ios::binary | std::ios::trunc) << c.bytes;
       IoOptions io;
@@ -87,7 +87,7 @@ TEST(HeaderCorpusTest, OperationsOnCorruptFilesFailCleanly) {
 TEST(HeaderCorpusTest, FileShorterThanItsArchivesWithoutSizeCheck) {
   // With the fstat check off, the short read itself is reported.
   std::string path = ::testing::TempDir() + "short.wsp";
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << Header(1, 600, 0x3f000000, 1, {{28, 60, 10}});
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << HeaderBytes(1, 600, 0x3f000000, 1, {{28, 60, 10}});
   IoOptions io;
   io.check_file_size = false;
   StatusOr<std::optional<FetchResult>> f = Fetch(path, 0, 1000, 1000, io);

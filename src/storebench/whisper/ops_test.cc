@@ -18,7 +18,7 @@ class OpsTest : public ::testing::Test {
   std::string path_;
 };
 
-constexpr int64_t kNow = 1700000040;  // a multiple of 60
+constexpr int64_t kOpsNow = 1700000040;  // a multiple of 60
 
 TEST_F(OpsTest, CreateLaysOutArchivesLikeWhisperPy) {
   ASSERT_TRUE(Create(path_, *ParseRetentionList("60s:1d,5m:30d,1h:5y"), {}).ok());
@@ -39,36 +39,36 @@ TEST_F(OpsTest, UpdateManyLastOfIntervalWinsAndPropagates) {
   o.x_files_factor = 0;
   ASSERT_TRUE(Create(path_, {{60, 10}, {300, 10}}, o).ok());
   // 61 and 119 share an interval: the later timestamp wins; equal timestamps: the first given.
-  ASSERT_TRUE(UpdateMany(path_, {{kNow - 119, 1}, {kNow - 61, 2}, {kNow, 5}, {kNow, 6}}, kNow).ok());
-  StatusOr<std::optional<FetchResult>> r = Fetch(path_, kNow - 180, kNow, kNow);
+  ASSERT_TRUE(UpdateMany(path_, {{kOpsNow - 119, 1}, {kOpsNow - 61, 2}, {kOpsNow, 5}, {kOpsNow, 6}}, kOpsNow).ok());
+  StatusOr<std::optional<FetchResult>> r = Fetch(path_, kOpsNow - 180, kOpsNow, kOpsNow);
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->step, 60);
   ASSERT_EQ((*r)->values.size(), 3u);
-  EXPECT_EQ((*r)->values[0], 2.0);  // kNow-119 and kNow-61 share the interval kNow-120
+  EXPECT_EQ((*r)->values[0], 2.0);  // kOpsNow-119 and kOpsNow-61 share the interval kOpsNow-120
   EXPECT_FALSE((*r)->values[1].has_value());
   EXPECT_EQ((*r)->values[2], 5.0);
-  StatusOr<std::optional<FetchResult>> low = Fetch(path_, kNow - 3000, kNow, kNow);
+  StatusOr<std::optional<FetchResult>> low = Fetch(path_, kOpsNow - 3000, kOpsNow, kOpsNow);
   ASSERT_TRUE(low.ok() && low->has_value());
   EXPECT_EQ((*low)->step, 300);
 }
 
 TEST_F(OpsTest, TooOldPointsAreDroppedAndSingleUpdateRefusesThem) {
   ASSERT_TRUE(Create(path_, {{60, 10}}, {}).ok());
-  ASSERT_TRUE(UpdateMany(path_, {{kNow - 10000, 1}}, kNow).ok());
-  StatusOr<std::optional<FetchResult>> r = Fetch(path_, kNow - 500, kNow, kNow);
+  ASSERT_TRUE(UpdateMany(path_, {{kOpsNow - 10000, 1}}, kOpsNow).ok());
+  StatusOr<std::optional<FetchResult>> r = Fetch(path_, kOpsNow - 500, kOpsNow, kOpsNow);
   ASSERT_TRUE(r.ok() && r->has_value());
   for (const auto& v : (*r)->values) EXPECT_FALSE(v.has_value());
-  Status st = Update(path_, 1, kNow - 10000, kNow);
+  Status st = Update(path_, 1, kOpsNow - 10000, kOpsNow);
   EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(st.message().find("Timestamp not covered"), std::string::npos);
 }
 
 TEST_F(OpsTest, FetchOutsideRetentionIsEmptyAndBadRangeIsAnError) {
   ASSERT_TRUE(Create(path_, {{60, 10}}, {}).ok());
-  EXPECT_FALSE(Fetch(path_, kNow + 10, kNow + 20, kNow)->has_value());
-  EXPECT_FALSE(Fetch(path_, 0, kNow - 1000, kNow)->has_value());
-  EXPECT_EQ(Fetch(path_, kNow, kNow - 1, kNow).status().code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(Fetch(path_, kNow - 100, kNow, kNow, {}, nullptr, 7).status().code(), Status::Code::kInvalidArgument);
+  EXPECT_FALSE(Fetch(path_, kOpsNow + 10, kOpsNow + 20, kOpsNow)->has_value());
+  EXPECT_FALSE(Fetch(path_, 0, kOpsNow - 1000, kOpsNow)->has_value());
+  EXPECT_EQ(Fetch(path_, kOpsNow, kOpsNow - 1, kOpsNow).status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(Fetch(path_, kOpsNow - 100, kOpsNow, kOpsNow, {}, nullptr, 7).status().code(), Status::Code::kInvalidArgument);
 }
 
 TEST_F(OpsTest, SetAggregationReturnsOldAndInvalidatesCache) {

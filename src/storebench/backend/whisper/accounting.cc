@@ -11,7 +11,6 @@ namespace storebench::backend::wsp {
 namespace {
 
 using measure::MergeRule;
-using measure::MetricPath;
 using measure::MetricSet;
 using measure::Unit;
 
@@ -33,7 +32,7 @@ std::array<std::pair<const char*, uint64_t>, 10> Kinds(const whisper::SyscallCou
 // whisper.<op>.*: counters, and the per-op ratios over them.
 void OpFigures(const char* op, const OpTotals& t, MetricSet* out) {
   auto p = [&](std::initializer_list<const char*> rest) {
-    MetricPath path{"whisper", op};
+    measure::MetricPath path{"whisper", op};
     for (const char* r : rest) path.emplace_back(r);
     return path;
   };

@@ -49,12 +49,12 @@ class WhisperCli : public storebench::testing::BinaryTest {
   // One update run of exactly kOps ops with `io_flags`; its JSON document. Open loop, because a
   // closed loop also runs ops in the driver's 1 ms before the start, as warm-up, a number that varies.
   nlohmann::json RunUpdates(const fs::path& data, const std::string& io_flags) {
-    const fs::path json = dir_ / "run.json";
+    const fs::path json_path = dir_ / "run.json";
     Outcome r = Run("run --backend whisper --data " + data.string() + " --workload update --points-per-update " +
                     std::to_string(kPointsPerUpdate) + " --ops " + std::to_string(kOps) +
-                    " --schedule constant:5000 --threads 1 --seed 5 --quiet --json " + json.string() + " " + io_flags);
+                    " --schedule constant:5000 --threads 1 --seed 5 --quiet --json " + json_path.string() + " " + io_flags);
     EXPECT_EQ(r.code, 0) << r.err;
-    return nlohmann::json::parse(Slurp(json), nullptr, false);
+    return nlohmann::json::parse(Slurp(json_path), nullptr, false);
   }
   std::vector<std::string> Files(const fs::path& data) {
     std::vector<std::string> files;
@@ -186,12 +186,12 @@ TEST_F(WhisperCli, MissingAndMismatchingDataSetsAreBadInputWithARemedy) {
 TEST_F(WhisperCli, FetchAndMixedWorkloadsCountTheirKindsApart) {
   const fs::path data = dir_ / "set";
   Prepare(data);
-  const fs::path json = dir_ / "mixed.json";
+  const fs::path json_path = dir_ / "mixed.json";
   Outcome r = Run("run --backend whisper --data " + data.string() +
                   " --workload mixed --mix-update-ratio 0.5 --warmup 50ms --ops 200 --schedule constant:5000 --threads 2 --quiet "
-                  "--json " + json.string());
+                  "--json " + json_path.string());
   ASSERT_EQ(r.code, 0) << r.err;
-  const nlohmann::json doc = nlohmann::json::parse(Slurp(json));
+  const nlohmann::json doc = nlohmann::json::parse(Slurp(json_path));
   const auto& w = doc["whisper"];
   // The warm-up's ops are left out of the whisper figures as out of the totals.
   EXPECT_GT(doc["totals"]["warmup_ops"].get<uint64_t>(), 0u);
