@@ -24,12 +24,12 @@ namespace {
 using storebench::testing::Outcome;
 using storebench::testing::Slurp;
 
-class Cli : public storebench::testing::BinaryTest {};
+class CpuShare : public storebench::testing::BinaryTest {};
 
 // A CPU-bound process on the workers' CPU: the result says the platform took
 // the CPU (run-queue wait, hiccups, other processes' CPU held) and the summary
 // names the platform as the tail's largest cause.
-TEST_F(Cli, AHogOnTheWorkersCpuIsReportedAsThePlatformsTail) {
+TEST_F(CpuShare, AHogOnTheWorkersCpuIsReportedAsThePlatformsTail) {
   pid_t hog = fork();
   ASSERT_GE(hog, 0);
   if (hog == 0) {
@@ -62,7 +62,7 @@ TEST_F(Cli, AHogOnTheWorkersCpuIsReportedAsThePlatformsTail) {
 // The engine's own background threads spinning on the worker's CPU (as
 // compaction threads do): the engine's CPU interference is the largest cause,
 // and the summary names those threads.
-TEST_F(Cli, AnEnginesBurningThreadsAreReportedAsTheEnginesTail) {
+TEST_F(CpuShare, AnEnginesBurningThreadsAreReportedAsTheEnginesTail) {
   const auto json = dir_ / "burn.json";
   Outcome o = Run("run --backend null --service-time spin:20us --threads 1 --cpus 0 --schedule constant:5000 "
                   "--duration 2s --interval 250ms --burn 40ms/40ms --burn-threads 3 --json " + json.string());

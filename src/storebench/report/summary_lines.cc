@@ -114,8 +114,8 @@ constexpr SummaryLine kLines[] = {
      R"md(threads, the client and the platform, by the CPU time each held on the workers' CPUs )md"
      R"md((`Causes.TheIdealClientsTailIsQueueingAndTheRestIsSplitByCpuHeld`; end to end: )md"
      R"md(`Cli.AnEnginesOwnDelaysAreReportedAsQueueingBehindTheEngine`, )md"
-     R"md(`Cli.AnEnginesBurningThreadsAreReportedAsTheEnginesTail`, )md"
-     R"md(`Cli.AHogOnTheWorkersCpuIsReportedAsThePlatformsTail`, )md"
+     R"md(`CpuShare.AnEnginesBurningThreadsAreReportedAsTheEnginesTail`, )md"
+     R"md(`CpuShare.AHogOnTheWorkersCpuIsReportedAsThePlatformsTail`, )md"
      R"md(`Cli.WorkersThatOutnumberTheirCpusAreTheClientsTail`). The JSON's `causes.definition` states the)md"
      R"md( formula.)md"},
     {kNamed, "note", true, R"md(`note`)md",
