@@ -36,6 +36,8 @@ using storebench::testing::LineCount;
 using storebench::testing::Outcome;
 using storebench::testing::Slurp;
 using storebench::testing::StorebenchBinary;
+using storebench::testing::WaitEnd;
+using storebench::testing::WaitUntil;
 
 // Every entry under a directory with its size and mtime: equal listings mean nothing was written.
 std::map<std::string, std::pair<uintmax_t, int64_t>> Listing(const fs::path& dir) {
@@ -77,12 +79,8 @@ class DataSetGuard : public storebench::testing::BinaryTest {
   bool Finished(const std::string& tag) { return !Slurp(dir_ / (tag + ".out")).empty(); }
   // Waits until `ready` holds or the process ended; false when it ended first.
   bool WaitFor(pid_t pid, const std::function<bool()>& ready) {
-    for (int i = 0; i < 24000; ++i) {
-      if (ready()) return true;
-      if (waitpid(pid, nullptr, WNOHANG) == pid) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
+    int status = 0;
+    return WaitUntil(pid, ready, dir_, std::chrono::seconds(120), &status) == WaitEnd::kReady;
   }
   // The exit code, or 128 + the signal that ended it.
   int Wait(pid_t pid) {

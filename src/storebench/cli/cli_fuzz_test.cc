@@ -29,6 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using storebench::testing::StorebenchBinary;
+using storebench::testing::WaitExit;
 
 constexpr int kCases = 60;
 constexpr auto kBudget = std::chrono::seconds(3);  // per process, before the stop request
@@ -64,18 +65,11 @@ Ended RunBounded(const std::vector<std::string>& args, const fs::path& dir) {
     execv(StorebenchBinary().c_str(), argv.data());
     _exit(127);
   }
-  auto wait_until = [pid](std::chrono::steady_clock::time_point deadline, int* status) {
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (waitpid(pid, status, WNOHANG) == pid) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-  };
   int status = 0;
   Ended e;
-  if (!wait_until(std::chrono::steady_clock::now() + kBudget, &status)) {
+  if (!WaitExit(pid, kBudget, &status)) {
     kill(pid, SIGTERM);
-    if (!wait_until(std::chrono::steady_clock::now() + kGrace, &status)) {
+    if (!WaitExit(pid, kGrace, &status)) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       e.killed = true;

@@ -19,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include "storebench/testing/process_wait.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -76,17 +78,14 @@ class BinaryTest : public ::testing::Test {
   }
 
   // Runs the binary with `args` (no shell); sends `sig` once `ready()` holds
-  // (polled every 5 ms; given up after 60 s), then waits. The code is the exit
-  // code, or 128 + the signal that ended it. Waiting for a state rather than a
-  // time keeps the test meaningful on a slow machine or under a sanitizer.
+  // (checked at every write in the test's folder and every 5 ms; given up
+  // after 60 s), then waits. The code is the exit code, or 128 + the signal
+  // that ended it. Waiting for a state rather than a time keeps the test
+  // meaningful on a slow machine or under a sanitizer.
   Outcome RunSignalledWhen(const std::vector<std::string>& args, const std::function<bool()>& ready, int sig) {
     return RunDoing(args, [&](pid_t pid) {
       int status = 0;
-      for (int i = 0; i < 12000; ++i) {
-        if (waitpid(pid, &status, WNOHANG) == pid) return status;
-        if (ready()) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
+      if (WaitUntil(pid, ready, dir_, std::chrono::seconds(60), &status) == WaitEnd::kExited) return status;
       kill(pid, sig);
       waitpid(pid, &status, 0);
       return status;
@@ -114,14 +113,12 @@ class BinaryTest : public ::testing::Test {
   // for its signal thread): before that, no program can catch it, and under a
   // sanitizer on a busy machine loading alone can take longer than any delay.
   Outcome RunSignalled(const std::vector<std::string>& args, std::chrono::milliseconds delay, int sig) {
-    std::optional<std::chrono::steady_clock::time_point> at;
     return RunDoing(args, [&](pid_t pid) {
       int status = 0;
-      for (int i = 0; i < 12000; ++i) {
-        if (waitpid(pid, &status, WNOHANG) == pid) return status;
-        if (!at && SignalBlocked(pid, sig)) at = std::chrono::steady_clock::now() + delay;
-        if (at && std::chrono::steady_clock::now() >= *at) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (WaitUntil(pid, [&] { return SignalBlocked(pid, sig); }, {}, std::chrono::seconds(60), &status) ==
+              WaitEnd::kExited ||
+          WaitExit(pid, delay, &status)) {
+        return status;
       }
       kill(pid, sig);
       waitpid(pid, &status, 0);
