@@ -18,6 +18,13 @@ struct Case {
   bool use_pool;
   size_t buffer;
 };
+std::string CaseName(const Case& c) {
+  return std::string(c.method) + (c.prefetch ? "_prefetch" : "_plain") + (c.use_pool ? "_pool" : "") + "_" +
+         std::to_string(c.buffer);
+}
+// GoogleTest prints a parameter in the test's listed name; without this, the
+// struct's bytes, which change from build to build.
+void PrintTo(const Case& c, std::ostream* os) { *os << CaseName(c); }
 
 class PrefetchTest : public ::testing::TestWithParam<Case> {};
 
@@ -70,10 +77,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"pread", false, false, 10000}, Case{"read", true, true, 4096}, Case{"mmap", true, true, 30000},
                       Case{"pread_threadpool", true, false, 65536}, Case{"pread_threadpool", false, false, 8192},
                       Case{"io_uring", true, false, 65536}, Case{"io_uring", true, false, 4096}),
-    [](const ::testing::TestParamInfo<Case>& p) {
-      return std::string(p.param.method) + (p.param.prefetch ? "_prefetch" : "_plain") +
-             (p.param.use_pool ? "_pool" : "") + "_" + std::to_string(p.param.buffer);
-    });
+    [](const ::testing::TestParamInfo<Case>& p) { return CaseName(p.param); });
 
 TEST(Prefetch, ReadsASubrangeAndRefusesMisalignedDirectBuffers) {
   TempDir dir;

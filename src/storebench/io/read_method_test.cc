@@ -20,6 +20,9 @@ struct Variant {
   const char* method;
   MethodOptions options;
 };
+// GoogleTest prints a parameter in the test's listed name; without this, the
+// struct's bytes, which change from build to build.
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.label; }
 
 MethodOptions With(void (*edit)(MethodOptions&)) {
   MethodOptions o;
