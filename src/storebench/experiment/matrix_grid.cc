@@ -66,15 +66,10 @@ nlohmann::json GridManifest(const GridSettings& s, const std::vector<MatrixAxis>
 
 Status CheckExistingManifest(const std::filesystem::path& path, const nlohmann::json& wanted) {
   if (!fs::exists(path)) return Status::Ok();
+  STOREBENCH_RETURN_IF_ERROR(CheckResumableManifest(path, wanted, {"run_args", "vary"}, "matrix"));
   auto read = ReadJsonFile(path.string());
-  if (!read.ok() && read.status().code() != Status::Code::kCorruption) return read.status();
-  if (!read.ok() || read->value("schema", "") != report::kMatrixSchema)
-    return Status::InvalidArgument(fmt::format("--out: {} is not a storebench matrix manifest", path.string()));
+  if (!read.ok()) return read.status();
   const nlohmann::json& old = *read;
-  if (old["run_args"] != wanted["run_args"] || old["vary"] != wanted["vary"])
-    return Status::InvalidArgument(fmt::format(
-        "--out: {} holds a matrix of other settings (run args {}, vary {}); use a new directory",
-        path.parent_path().string(), old["run_args"].dump(), old["vary"].dump()));
   // One launcher for every run of a variant: two-rank and one-process runs are different measurements.
   const nlohmann::json old_launcher = old.value("launcher", nlohmann::json::array());
   if (old_launcher != wanted["launcher"]) {

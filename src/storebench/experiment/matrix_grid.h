@@ -53,7 +53,8 @@ std::string RunFileName(const MatrixVariant& v, int rep);
 // The manifest that describes the grid (report::kMatrixSchema).
 nlohmann::json GridManifest(const GridSettings& s, const std::vector<MatrixAxis>& axes,
                             const std::vector<MatrixVariant>& variants);
-// Refuses a directory holding a different matrix (`path`: its manifest):
+// Refuses a directory holding a different matrix (`path`: its manifest; the
+// rule of stored_run.h: CheckResumableManifest, then the same --launcher):
 // mixing them would compare runs of other settings under these names.
 Status CheckExistingManifest(const std::filesystem::path& path, const nlohmann::json& wanted);
 

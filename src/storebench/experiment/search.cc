@@ -8,6 +8,7 @@
 #include "storebench/base/json_file.h"
 #include "storebench/base/units.h"
 #include "storebench/experiment/search_steps.h"
+#include "storebench/experiment/stored_run.h"
 #include "storebench/report/compare.h"
 
 namespace storebench::experiment {
@@ -23,16 +24,7 @@ constexpr int kConfirmRounds = 5;
 // Refuses a directory that holds steps of another job: their results would answer another question.
 Status PrepareOutDir(const fs::path& dir, const nlohmann::json& manifest) {
   const fs::path path = dir / kManifest;
-  if (fs::exists(path)) {
-    auto old = ReadJsonFile(path.string());
-    if (!old.ok() || old->value("schema", "") != report::kSearchDirSchema)
-      return Status::InvalidArgument(fmt::format("--out: {} is not a storebench search directory", dir.string()));
-    if ((*old)["run_args"] != manifest["run_args"] || (*old)["step_duration_ns"] != manifest["step_duration_ns"])
-      return Status::InvalidArgument(fmt::format(
-          "--out: {} holds the steps of another search (run args {}, step duration {} ns); use a new directory",
-          dir.string(), (*old)["run_args"].dump(), (*old)["step_duration_ns"].dump()));
-    return Status::Ok();
-  }
+  if (fs::exists(path)) return CheckResumableManifest(path, manifest, {"run_args", "step_duration_ns"}, "search");
   return WriteFileAtomically(path.string(), manifest.dump(1) + "\n");
 }
 

@@ -61,7 +61,7 @@ TEST_F(ExperimentSearch, ADirectoryHoldsTheStepsOfOneSearchAtATime) {
         std::pair{args, 2'000'000'000ull}}) {
     auto other = OpenSearchDir(dir_.string(), other_args, step_ns);
     ASSERT_FALSE(other.ok());
-    EXPECT_NE(other.status().message().find("holds the steps of another search"), std::string::npos)
+    EXPECT_NE(other.status().message().find("holds a search of other settings"), std::string::npos)
         << other.status().message();
   }
 }

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "storebench/base/status.h"
 
@@ -24,5 +26,14 @@ namespace storebench::experiment {
 // run stored there is of another job.
 StatusOr<std::optional<nlohmann::json>> ReusableRun(const std::filesystem::path& path,
                                                     const nlohmann::json* config = nullptr);
+
+// Whether an experiment may resume in the directory whose manifest is at
+// `path`: yes when there is none yet (a new directory), or when it has
+// `wanted`'s "schema" and the same value at each key of `same`. Otherwise
+// InvalidArgument naming --out: the directory is another experiment's, and
+// resuming there would file this one's runs under its settings. `what` names
+// the experiment in the message ("matrix", "search").
+Status CheckResumableManifest(const std::filesystem::path& path, const nlohmann::json& wanted,
+                              const std::vector<std::string>& same, const std::string& what);
 
 }  // namespace storebench::experiment
