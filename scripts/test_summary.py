@@ -6,7 +6,9 @@ test) and LastTestsFailed.log (ctest's list of failed tests).
 
 * A skip is "[  SKIPPED ] NAME (T ms)" after "FILE:LINE: Skipped" and the
   reason GTEST_SKIP() gave: printed as "  NAME: REASON", with a count, so a
-  skip that happens in CI and not on a developer's machine shows in the log.
+  skip that happens in CI and not on a developer's machine shows in the log;
+  a skip not listed in scripts/expected_skips.txt (the project machine's own
+  skips) is marked NEW.
 * A failure is printed with the lines of its output that say why (GoogleTest's
   "Failure" blocks, a sanitizer's report, a timeout), at most 40 lines per
   test: CI keeps only the tail of a long log, and this summary is at its end.
@@ -18,6 +20,15 @@ import re
 import sys
 
 MAX_LINES_PER_FAILURE = 40
+EXPECTED_SKIPS = pathlib.Path(__file__).with_name("expected_skips.txt")
+
+
+def expected_skips():
+    """The names in scripts/expected_skips.txt: tests that skip on the project's own machine too."""
+    if not EXPECTED_SKIPS.exists():
+        return set()
+    names = (line.split("#", 1)[0].strip() for line in EXPECTED_SKIPS.read_text().splitlines())
+    return {n for n in names if n}
 
 
 def skips(log_text):
@@ -84,9 +95,12 @@ def main():
         return 0
     text = log.read_text(errors="replace")
     found = skips(text)
-    print(f"{stage}: {len(found)} skipped" + (":" if found else ""))
+    expected = expected_skips()
+    new = [name for name, _ in found if name not in expected]
+    print(f"{stage}: {len(found)} skipped" + (f", {len(new)} of them NEW (not in {EXPECTED_SKIPS.name})" if new else "")
+          + (":" if found else ""))
     for name, reason in found:
-        print(f"  {name}: {reason}")
+        print(f"  {'NEW ' if name in new else ''}{name}: {reason}")
     failed_list = temporary / "LastTestsFailed.log"
     if failed_list.exists():
         names = [l.split(":", 1)[1].strip() for l in failed_list.read_text(errors="replace").splitlines() if ":" in l]
