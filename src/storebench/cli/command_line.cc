@@ -1,5 +1,7 @@
 // storebench: the command line. The only place that decides exit codes:
 // 0 ok, 1 run failed, 2 bad usage or bad input, 130 interrupted (results kept).
+#include "storebench/cli/command_line.h"
+
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -162,7 +164,7 @@ int Execute(CommandLine& c, const std::vector<std::string>& args, const CLI::Opt
 #endif
 }
 
-int Main(int argc, char** argv) {
+int Dispatch(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   // The whisper tools keep whisper-create/update/fetch/info/dump's own
   // argument syntax, so they are dispatched before this parser sees them.
@@ -200,8 +202,10 @@ int Main(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const int rc = Main(argc, argv);
+namespace storebench::cli {
+
+int Main(int argc, char** argv) {
+  const int rc = Dispatch(argc, argv);
   // SIGPIPE is ignored, so a reader that went away shows up here: say so
   // rather than end silently (the result files were written before this).
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
@@ -211,3 +215,5 @@ int main(int argc, char** argv) {
   }
   return rc;
 }
+
+}  // namespace storebench::cli
