@@ -9,7 +9,7 @@
 #
 #   scripts/test.sh --quick   the daily loop: the release build and its
 #                             in-process tests (label "unit"), no set-up, no
-#                             end-to-end, sanitizer or browser stages; ~25 s
+#                             end-to-end, sanitizer or browser stages; ~28 s
 #                             after an incremental build on a 2-CPU machine
 set -uo pipefail
 cd "$(dirname "$0")/.."
