@@ -80,7 +80,7 @@ class DataSetGuard : public storebench::testing::BinaryTest {
   // Waits until `ready` holds or the process ended; false when it ended first.
   bool WaitFor(pid_t pid, const std::function<bool()>& ready) {
     int status = 0;
-    return WaitUntil(pid, ready, dir_, std::chrono::seconds(120), &status) == WaitEnd::kReady;
+    return WaitUntil(pid, ready, std::chrono::seconds(120), &status) == WaitEnd::kReady;
   }
   // The exit code, or 128 + the signal that ended it.
   int Wait(pid_t pid) {

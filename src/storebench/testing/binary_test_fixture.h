@@ -78,14 +78,14 @@ class BinaryTest : public ::testing::Test {
   }
 
   // Runs the binary with `args` (no shell); sends `sig` once `ready()` holds
-  // (checked at every write in the test's folder and every 5 ms; given up
-  // after 60 s), then waits. The code is the exit code, or 128 + the signal
+  // (checked every 5 ms, and the child's end noticed at once; given up after
+  // 60 s), then waits. The code is the exit code, or 128 + the signal
   // that ended it. Waiting for a state rather than a time keeps the test
   // meaningful on a slow machine or under a sanitizer.
   Outcome RunSignalledWhen(const std::vector<std::string>& args, const std::function<bool()>& ready, int sig) {
     return RunDoing(args, [&](pid_t pid) {
       int status = 0;
-      if (WaitUntil(pid, ready, dir_, std::chrono::seconds(60), &status) == WaitEnd::kExited) return status;
+      if (WaitUntil(pid, ready, std::chrono::seconds(60), &status) == WaitEnd::kExited) return status;
       kill(pid, sig);
       waitpid(pid, &status, 0);
       return status;
@@ -115,7 +115,7 @@ class BinaryTest : public ::testing::Test {
   Outcome RunSignalled(const std::vector<std::string>& args, std::chrono::milliseconds delay, int sig) {
     return RunDoing(args, [&](pid_t pid) {
       int status = 0;
-      if (WaitUntil(pid, [&] { return SignalBlocked(pid, sig); }, {}, std::chrono::seconds(60), &status) ==
+      if (WaitUntil(pid, [&] { return SignalBlocked(pid, sig); }, std::chrono::seconds(60), &status) ==
               WaitEnd::kExited ||
           WaitExit(pid, delay, &status)) {
         return status;

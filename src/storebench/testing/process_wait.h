@@ -1,24 +1,20 @@
 // Waiting for a child process's state in a test without sleeping a guessed
-// time: the child's end (a pidfd) and every write or new file in a folder it
-// writes to (inotify) wake the waiter, which then checks its condition. A
-// condition no watched file shows (a file in a folder the child has yet to
-// create, a signal mask in /proc/PID/status) is checked again at least every
-// `recheck`, 5 ms unless the caller says otherwise.
+// time: the child's end wakes the waiter at once (a pidfd), and a condition
+// on what the child has done (a line in its output, a file, a signal mask in
+// /proc/PID/status) is checked every `recheck`, 5 ms unless the caller says
+// otherwise.
 //
 // Written here because GoogleTest has no process helpers and the kernel's
 // pidfd_open(2) has no glibc wrapper in Debian 12.
 #pragma once
 
 #include <poll.h>
-#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <filesystem>
 #include <functional>
 
 namespace storebench::testing {
@@ -27,21 +23,11 @@ enum class WaitEnd { kReady, kExited, kTimedOut };
 
 // Waits until `ready()` holds (kReady), `pid` ends (kExited: it is reaped and
 // *status holds its wait status) or `timeout` passes (kTimedOut). `ready` is
-// checked first, then after each wake-up. `watch_dir` empty: no file events.
-inline WaitEnd WaitUntil(pid_t pid, const std::function<bool()>& ready, const std::filesystem::path& watch_dir,
-                         std::chrono::milliseconds timeout, int* status,
+// checked first, then after each wake-up; without it, only the end wakes.
+inline WaitEnd WaitUntil(pid_t pid, const std::function<bool()>& ready, std::chrono::milliseconds timeout, int* status,
                          std::chrono::milliseconds recheck = std::chrono::milliseconds(5)) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  int inotify = -1;
-  if (!watch_dir.empty()) {
-    inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (inotify >= 0 &&
-        inotify_add_watch(inotify, watch_dir.c_str(), IN_MODIFY | IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO) < 0) {
-      close(inotify);
-      inotify = -1;
-    }
-  }
   // Without a pidfd (an old kernel) the end is noticed at the next recheck.
   const bool recheck_needed = ready || pidfd < 0;
   if (pidfd < 0) recheck = std::min(recheck, std::chrono::milliseconds(5));
@@ -57,24 +43,17 @@ inline WaitEnd WaitUntil(pid_t pid, const std::function<bool()>& ready, const st
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
-    std::array<pollfd, 2> fds{pollfd{pidfd, POLLIN, 0}, pollfd{inotify, POLLIN, 0}};
-    const bool file_events = inotify >= 0;
+    pollfd end_fd{pidfd, POLLIN, 0};
     const auto wait = recheck_needed ? std::min(left, recheck) : left;
-    poll(fds.data(), file_events ? 2 : 1, static_cast<int>(std::max<int64_t>(1, wait.count())));
-    if (file_events && (fds[1].revents & POLLIN)) {
-      alignas(inotify_event) char buf[4096];
-      while (read(inotify, buf, sizeof buf) > 0) {
-      }
-    }
+    poll(&end_fd, 1, static_cast<int>(std::max<int64_t>(1, wait.count())));
   }
-  if (inotify >= 0) close(inotify);
   if (pidfd >= 0) close(pidfd);
   return end;
 }
 
 // Waits for `pid` to end for at most `timeout`; true (and *status) when it did.
 inline bool WaitExit(pid_t pid, std::chrono::milliseconds timeout, int* status) {
-  return WaitUntil(pid, nullptr, {}, timeout, status) == WaitEnd::kExited;
+  return WaitUntil(pid, nullptr, timeout, status) == WaitEnd::kExited;
 }
 
 }  // namespace storebench::testing
