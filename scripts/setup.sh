@@ -13,6 +13,8 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libboost-math-dev
   liburing-dev librocksdb-dev zlib1g-dev
   libjs-chart.js
+  # The HTTP server of run --metrics-listen.
+  libcpp-httplib-dev
 )
 if [[ ${1:-} == --test ]]; then
   packages+=(
@@ -22,6 +24,8 @@ if [[ ${1:-} == --test ]]; then
     libgtest-dev libgmock-dev libbenchmark-dev
     # Peers the tests and bench/ scripts run against.
     rocksdb-tools fio python3-whisper python3-scipy
+    # Prometheus and promtool scrape and check a live run (live/live_e2e_test.cc).
+    prometheus
     # Scale-out: mpirun and the headers for the MPI mode (tests labelled mpi).
     openmpi-bin libopenmpi-dev
     # Chromium runs the browser test; the Java JDK and HdrHistogram's Java

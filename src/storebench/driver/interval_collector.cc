@@ -12,6 +12,7 @@ IntervalCollector::IntervalCollector(CollectorSetup setup, measure::Sample* tota
       interval_(setup_.layout),
       response_(setup_.layout.histogram),
       service_(setup_.layout.histogram),
+      kinds_(std::make_shared<const std::vector<std::string>>(setup_.layout.kinds)),
       start_ns_(timing_.measure_start_ns) {
   for (const CollectedWorker& w : setup_.workers) recorders_.push_back(w.recorder);
 }
@@ -62,6 +63,7 @@ void IntervalCollector::AddHistograms(IntervalStats* st) {
   st->service = PercentilesOf(service_);
   st->response_histogram = response_.Encode();
   st->service_histogram = service_.Encode();
+  st->kinds = kinds_;
   for (const measure::KindSample& ks : interval_.kinds()) {
     st->kind_response_histograms.push_back(ks.response.Encode());
     st->kind_service_histograms.push_back(ks.service.Encode());

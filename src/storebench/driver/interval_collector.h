@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "storebench/driver/dispatch.h"
@@ -82,6 +84,7 @@ class IntervalCollector {
   // interval (a reset clears only the recorded span; a new histogram would
   // allocate and zero every bucket each second).
   measure::Histogram response_, service_;
+  std::shared_ptr<const std::vector<std::string>> kinds_;  // setup_.layout.kinds, shared by the intervals
   uint64_t start_ns_;
 };
 

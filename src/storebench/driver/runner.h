@@ -64,6 +64,9 @@ struct IntervalStats {
   std::string response_histogram, service_histogram;
   // Per op kind (RunResult::layout.kinds), lossless: for per-kind logs (.hlog tags).
   std::vector<std::string> kind_response_histograms, kind_service_histograms;
+  // Their names (RunResult::layout.kinds), shared by every interval of a run;
+  // null where an interval was merged from several processes' messages.
+  std::shared_ptr<const std::vector<std::string>> kinds;
   bool warmup = false;  // a progress tick during warm-up (not part of the results)
   measure::MetricSet backend;  // Backend::IntervalFigures() at the interval's end
 };

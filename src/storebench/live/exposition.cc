@@ -1,0 +1,215 @@
+#include "storebench/live/exposition.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace storebench::live {
+namespace {
+
+// The R10 preferred numbers, rounded as the exposition shows them.
+constexpr double kR10[] = {1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8};
+
+// A label value with Prometheus' escapes (backslash, double quote, newline).
+std::string LabelValue(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+void Gauge(std::string* out, std::string_view name, std::string_view help, double value) {
+  *out += fmt::format("# HELP {0} {1}\n# TYPE {0} gauge\n{0} {2}\n", name, help, value);
+}
+
+}  // namespace
+
+std::vector<uint64_t> LatencyBounds(uint64_t highest_ns) {
+  std::vector<uint64_t> bounds;
+  for (double decade = 1e3;; decade *= 10) {  // from 1 us
+    for (double m : kR10) {
+      bounds.push_back(static_cast<uint64_t>(m * decade + 0.5));
+      if (bounds.back() >= highest_ns) return bounds;
+    }
+  }
+}
+
+const std::vector<MetricInfo>& MetricReference() {
+  static const std::vector<MetricInfo> kInfo = {
+      {"storebench_run_info", "gauge", "backend, version",
+       "1; its labels say which backend runs and which storebench serves the page"},
+      {"storebench_phase", "gauge", "phase",
+       "1 for the phase being run (its warm-up included); no series between phases and after the run"},
+      {"storebench_warmup", "gauge", "", "1 while the running phase warms up (its ops are not counted), else 0"},
+      {"storebench_op_latency_seconds", "histogram", "phase, op, timing",
+       "latency of the phase's measured ops by op kind; timing=response is from the intended start (the open "
+       "loop's arrival; the actual start in a closed loop), timing=service from the actual start"},
+      {"storebench_ideal_latency_seconds", "histogram", "phase",
+       "the ideal client's response times (the same arrivals and service times through FIFO servers): an open "
+       "loop's, published when its phase ends"},
+      {"storebench_ops_total", "counter", "phase", "ops completed in the phase's measured intervals"},
+      {"storebench_errors_total", "counter", "phase", "of them, ops that failed"},
+      {"storebench_bytes_total", "counter", "phase", "bytes the ops read or wrote"},
+      {"storebench_interval_end_seconds", "gauge", "", "end of the last interval, seconds since measuring began"},
+      {"storebench_achieved_ops_per_second", "gauge", "", "ops/s in the last interval"},
+      {"storebench_offered_ops_per_second", "gauge", "", "open loop: the arrivals the schedule asked for in the "
+                                                          "last interval, per second (0 in a closed loop)"},
+      {"storebench_backlog_ops", "gauge", "", "open loop: arrivals due and not started at the last interval's end"},
+      {"storebench_start_lag_seconds", "gauge", "",
+       "open loop: how far the most-behind worker was behind schedule at the last interval's end"},
+      {"storebench_max_start_lag_seconds", "gauge", "", "open loop: the largest start lag within the last interval"},
+      {"storebench_platform_speed", "gauge", "",
+       "the platform meter's speed in the last interval (1 = as calibrated, 0.5 = half); absent without the meter"},
+  };
+  return kInfo;
+}
+
+std::string MetricsMarkdown() {
+  std::string s = "| metric | type | labels | meaning |\n|---|---|---|---|\n";
+  for (const MetricInfo& m : MetricReference()) {
+    std::string help = m.help;
+    for (size_t at = help.find('|'); at != std::string::npos; at = help.find('|', at + 2)) help.replace(at, 1, "\\|");
+    s += fmt::format("| `{}` | {} | {} | {} |\n", m.name, m.type, m.labels.empty() ? "" : "`" + m.labels + "`", help);
+  }
+  return s;
+}
+
+LiveMetrics::LiveMetrics(std::string backend, std::string version, uint64_t highest_ns)
+    : backend_(std::move(backend)), version_(std::move(version)), bounds_(LatencyBounds(highest_ns)) {
+  for (uint64_t b : bounds_) bound_text_.push_back(fmt::format("{}", static_cast<double>(b) / 1e9));
+  Render();
+}
+
+void LiveMetrics::StartPhase(std::string phase) {
+  phases_.push_back(Phase{});
+  phases_.back().name = std::move(phase);
+  running_ = true;
+  warmup_ = false;
+  has_interval_ = false;
+  Render();
+}
+
+void LiveMetrics::Add(Series* s, const measure::Histogram& h) const {
+  if (s->counts.empty()) s->counts.assign(bounds_.size(), 0);
+  h.ForEachBucket([&](uint64_t lo, uint64_t /*hi*/, uint64_t n) {
+    const size_t i = static_cast<size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), lo) - bounds_.begin());
+    if (i < s->counts.size()) s->counts[i] += n;  // beyond the last bound: +Inf only
+  });
+  s->count += h.count();
+  s->sum_s += h.mean() * static_cast<double>(h.count()) / 1e9;
+}
+
+void LiveMetrics::OnInterval(const driver::IntervalStats& st) {
+  if (phases_.empty()) StartPhase("run");
+  warmup_ = st.warmup;
+  last_ = driver::IntervalStats{};
+  last_.t_s = st.t_s, last_.ops_per_sec = st.ops_per_sec, last_.offered_ops_per_sec = st.offered_ops_per_sec;
+  last_.backlog = st.backlog, last_.lag_ns = st.lag_ns, last_.max_lag_ns = st.max_lag_ns;
+  last_.platform = st.platform;
+  has_interval_ = true;
+  if (!st.warmup) {
+    Phase& p = phases_.back();
+    p.ops += st.ops, p.errors += st.errors, p.bytes += st.bytes;
+    for (size_t k = 0; k < st.kind_response_histograms.size(); ++k) {
+      const std::string op = st.kinds && k < st.kinds->size() ? (*st.kinds)[k] : fmt::format("kind{}", k);
+      for (auto [timing, text] : {std::pair{"response", &st.kind_response_histograms[k]},
+                                  std::pair{"service", k < st.kind_service_histograms.size()
+                                                           ? &st.kind_service_histograms[k]
+                                                           : nullptr}}) {
+        if (!text) continue;
+        auto h = measure::Histogram::Decode(*text);
+        if (h.ok()) Add(&p.latency[{op, timing}], *h);
+      }
+    }
+  }
+  Render();
+}
+
+void LiveMetrics::FinishPhase(const driver::RunResult& r) {
+  if (phases_.empty()) return;
+  if (r.ideal) {
+    Add(&phases_.back().ideal, *r.ideal);
+    phases_.back().has_ideal = true;
+  }
+  running_ = false;
+  warmup_ = false;
+  Render();
+}
+
+std::shared_ptr<const std::string> LiveMetrics::Page() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return page_;
+}
+
+void LiveMetrics::RenderSeries(std::string* out, std::string_view name, std::string_view labels,
+                               const Series& s) const {
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < bounds_.size(); ++i) {
+    cumulative += s.counts.empty() ? 0 : s.counts[i];
+    *out += fmt::format("{}_bucket{{{},le=\"{}\"}} {}\n", name, labels, bound_text_[i], cumulative);
+  }
+  *out += fmt::format("{}_bucket{{{},le=\"+Inf\"}} {}\n", name, labels, s.count);
+  *out += fmt::format("{}_sum{{{}}} {}\n{}_count{{{}}} {}\n", name, labels, s.sum_s, name, labels, s.count);
+}
+
+void LiveMetrics::Render() {
+  auto info = [](std::string_view name) {
+    for (const MetricInfo& m : MetricReference())
+      if (m.name == name) return fmt::format("# HELP {0} {1}\n# TYPE {0} {2}\n", m.name, m.help, m.type);
+    return std::string();
+  };
+  std::string out = info("storebench_run_info");
+  out += fmt::format("storebench_run_info{{backend=\"{}\",version=\"{}\"}} 1\n", LabelValue(backend_),
+                     LabelValue(version_));
+  out += info("storebench_phase");
+  if (running_) out += fmt::format("storebench_phase{{phase=\"{}\"}} 1\n", LabelValue(phases_.back().name));
+  out += info("storebench_warmup");
+  out += fmt::format("storebench_warmup {}\n", running_ && warmup_ ? 1 : 0);
+  out += info("storebench_op_latency_seconds");
+  for (const Phase& p : phases_)
+    for (const auto& [key, series] : p.latency)
+      RenderSeries(&out, "storebench_op_latency_seconds",
+                   fmt::format("phase=\"{}\",op=\"{}\",timing=\"{}\"", LabelValue(p.name), LabelValue(key.first),
+                               key.second),
+                   series);
+  out += info("storebench_ideal_latency_seconds");
+  for (const Phase& p : phases_)
+    if (p.has_ideal)
+      RenderSeries(&out, "storebench_ideal_latency_seconds", fmt::format("phase=\"{}\"", LabelValue(p.name)),
+                   p.ideal);
+  for (auto [name, field] : {std::pair{"storebench_ops_total", &Phase::ops},
+                             std::pair{"storebench_errors_total", &Phase::errors},
+                             std::pair{"storebench_bytes_total", &Phase::bytes}}) {
+    out += info(name);
+    for (const Phase& p : phases_) out += fmt::format("{}{{phase=\"{}\"}} {}\n", name, LabelValue(p.name), p.*field);
+  }
+  if (has_interval_) {
+    const driver::IntervalStats& s = last_;
+    auto help = [](std::string_view name) {
+      for (const MetricInfo& m : MetricReference())
+        if (m.name == name) return m.help;
+      return std::string();
+    };
+    for (auto [name, value] : {std::pair{"storebench_interval_end_seconds", s.t_s},
+                               std::pair{"storebench_achieved_ops_per_second", s.ops_per_sec},
+                               std::pair{"storebench_offered_ops_per_second", s.offered_ops_per_sec},
+                               std::pair{"storebench_backlog_ops", s.backlog},
+                               std::pair{"storebench_start_lag_seconds", static_cast<double>(s.lag_ns) / 1e9},
+                               std::pair{"storebench_max_start_lag_seconds", static_cast<double>(s.max_lag_ns) / 1e9}})
+      Gauge(&out, name, help(name), value);
+    if (!s.platform.empty()) Gauge(&out, "storebench_platform_speed", help("storebench_platform_speed"),
+                                   s.platform.speed());
+  }
+  auto page = std::make_shared<const std::string>(std::move(out));
+  std::lock_guard<std::mutex> lock(mu_);
+  page_ = std::move(page);
+}
+
+}  // namespace storebench::live
