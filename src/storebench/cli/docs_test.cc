@@ -365,6 +365,8 @@ TEST_F(DocsReference, EveryKeyAndSummaryLineARunWritesIsDescribed) {
       << "docs/flags.md differs from the option tables: storebench help --markdown flags > docs/flags.md";
   EXPECT_EQ(GeneratedBlock(Slurp(root / "README.md")), Run("help --markdown run-flags").out)
       << "README.md's flag tables differ from the option tables: storebench help --markdown run-flags";
+  EXPECT_EQ(GeneratedBlock(Slurp(root / "docs" / "live-metrics.md")), Run("help --markdown metrics").out)
+      << "docs/live-metrics.md's metric reference differs from the code: storebench help --markdown metrics";
   const std::string file_data = (dir_ / "file").string(), whisper_data = (dir_ / "whisper").string();
   ASSERT_EQ(Run("prepare --backend file --data " + file_data + " --files 2 --file-size 1M").code, 0);
   ASSERT_EQ(Run("prepare --backend whisper --data " + whisper_data + " --metrics 8").code, 0);

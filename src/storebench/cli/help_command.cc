@@ -6,6 +6,7 @@
 #include <iostream>
 #include <vector>
 
+#include "storebench/live/exposition.h"
 #include "storebench/report/result_keys.h"
 #include "storebench/report/summary_lines.h"
 
@@ -64,8 +65,9 @@ bool IsBackendGroup(const std::string& g) {
 void AddHelpFlags(CLI::App* help, HelpFlags* flags) {
   help->add_option("--markdown", flags->markdown,
                    "print a reference as markdown: flags (docs/flags.md), run-flags (README.md's table), keys "
-                   "(docs/json.md), summary (docs/reading-results.md's summary lines)")
-      ->check(CLI::IsMember({"flags", "run-flags", "keys", "summary"}))
+                   "(docs/json.md), summary (docs/reading-results.md's summary lines), metrics (docs/live-metrics.md's "
+                   "metric reference)")
+      ->check(CLI::IsMember({"flags", "run-flags", "keys", "summary", "metrics"}))
       ->required();
 }
 
@@ -99,6 +101,7 @@ int ExecuteHelp(const HelpFlags& flags, const CLI::App& root) {
   if (flags.markdown == "run-flags") std::cout << RunFlagsMarkdown(root);
   if (flags.markdown == "keys") std::cout << report::ResultKeysMarkdown();
   if (flags.markdown == "summary") std::cout << report::SummaryLinesMarkdown();
+  if (flags.markdown == "metrics") std::cout << live::MetricsMarkdown();
   return 0;
 }
 

@@ -73,6 +73,10 @@ struct Outputs {
   std::string hlog_path;  // HdrHistogram interval log
   std::string hgrm_path;  // HdrHistogram percentile distribution of the response time
   std::string title;
+  // run --metrics-listen: where to serve the run's live metrics (live/metrics_server.h); "" = off.
+  std::string metrics_listen;
+  // run --metrics-linger: how long the endpoint keeps serving the final figures after the run (text; "" = 0).
+  std::string metrics_linger;
   bool quiet = false;
   ProgressMode progress = ProgressMode::kAuto;
 };
