@@ -25,9 +25,6 @@ std::string LabelValue(std::string_view v) {
   return out;
 }
 
-void Gauge(std::string* out, std::string_view name, std::string_view help, double value) {
-  *out += fmt::format("# HELP {0} {1}\n# TYPE {0} gauge\n{0} {2}\n", name, help, value);
-}
 
 }  // namespace
 
@@ -71,6 +68,17 @@ const std::vector<MetricInfo>& MetricReference() {
   return kInfo;
 }
 
+namespace {
+
+// A family's "# HELP" and "# TYPE" lines, from the reference.
+std::string Header(std::string_view name) {
+  for (const MetricInfo& m : MetricReference())
+    if (m.name == name) return fmt::format("# HELP {0} {1}\n# TYPE {0} {2}\n", m.name, m.help, m.type);
+  return std::string();
+}
+
+}  // namespace
+
 std::string MetricsMarkdown() {
   std::string s = "| metric | type | labels | meaning |\n|---|---|---|---|\n";
   for (const MetricInfo& m : MetricReference()) {
@@ -92,7 +100,7 @@ void LiveMetrics::StartPhase(std::string phase) {
   phases_.back().name = std::move(phase);
   running_ = true;
   warmup_ = false;
-  has_interval_ = false;
+  last_.reset();
   Render();
 }
 
@@ -109,25 +117,22 @@ void LiveMetrics::Add(Series* s, const measure::Histogram& h) const {
 void LiveMetrics::OnInterval(const driver::IntervalStats& st) {
   if (phases_.empty()) StartPhase("run");
   warmup_ = st.warmup;
-  last_ = driver::IntervalStats{};
-  last_.t_s = st.t_s, last_.ops_per_sec = st.ops_per_sec, last_.offered_ops_per_sec = st.offered_ops_per_sec;
-  last_.backlog = st.backlog, last_.lag_ns = st.lag_ns, last_.max_lag_ns = st.max_lag_ns;
-  last_.platform = st.platform;
-  has_interval_ = true;
+  last_ = Gauges{st.t_s,
+                 st.ops_per_sec,
+                 st.offered_ops_per_sec,
+                 st.backlog,
+                 static_cast<double>(st.lag_ns) / 1e9,
+                 static_cast<double>(st.max_lag_ns) / 1e9,
+                 st.platform.empty() ? std::nullopt : std::optional<double>(st.platform.speed())};
   if (!st.warmup) {
     Phase& p = phases_.back();
     p.ops += st.ops, p.errors += st.errors, p.bytes += st.bytes;
-    for (size_t k = 0; k < st.kind_response_histograms.size(); ++k) {
+    auto add = [&](size_t k, const char* timing, const std::string& text) {
       const std::string op = st.kinds && k < st.kinds->size() ? (*st.kinds)[k] : fmt::format("kind{}", k);
-      for (auto [timing, text] : {std::pair{"response", &st.kind_response_histograms[k]},
-                                  std::pair{"service", k < st.kind_service_histograms.size()
-                                                           ? &st.kind_service_histograms[k]
-                                                           : nullptr}}) {
-        if (!text) continue;
-        auto h = measure::Histogram::Decode(*text);
-        if (h.ok()) Add(&p.latency[{op, timing}], *h);
-      }
-    }
+      if (auto h = measure::Histogram::Decode(text); h.ok()) Add(&p.latency[{op, timing}], *h);
+    };
+    for (size_t k = 0; k < st.kind_response_histograms.size(); ++k) add(k, "response", st.kind_response_histograms[k]);
+    for (size_t k = 0; k < st.kind_service_histograms.size(); ++k) add(k, "service", st.kind_service_histograms[k]);
   }
   Render();
 }
@@ -160,26 +165,21 @@ void LiveMetrics::RenderSeries(std::string* out, std::string_view name, std::str
 }
 
 void LiveMetrics::Render() {
-  auto info = [](std::string_view name) {
-    for (const MetricInfo& m : MetricReference())
-      if (m.name == name) return fmt::format("# HELP {0} {1}\n# TYPE {0} {2}\n", m.name, m.help, m.type);
-    return std::string();
-  };
-  std::string out = info("storebench_run_info");
+  std::string out = Header("storebench_run_info");
   out += fmt::format("storebench_run_info{{backend=\"{}\",version=\"{}\"}} 1\n", LabelValue(backend_),
                      LabelValue(version_));
-  out += info("storebench_phase");
+  out += Header("storebench_phase");
   if (running_) out += fmt::format("storebench_phase{{phase=\"{}\"}} 1\n", LabelValue(phases_.back().name));
-  out += info("storebench_warmup");
+  out += Header("storebench_warmup");
   out += fmt::format("storebench_warmup {}\n", running_ && warmup_ ? 1 : 0);
-  out += info("storebench_op_latency_seconds");
+  out += Header("storebench_op_latency_seconds");
   for (const Phase& p : phases_)
     for (const auto& [key, series] : p.latency)
       RenderSeries(&out, "storebench_op_latency_seconds",
                    fmt::format("phase=\"{}\",op=\"{}\",timing=\"{}\"", LabelValue(p.name), LabelValue(key.first),
                                key.second),
                    series);
-  out += info("storebench_ideal_latency_seconds");
+  out += Header("storebench_ideal_latency_seconds");
   for (const Phase& p : phases_)
     if (p.has_ideal)
       RenderSeries(&out, "storebench_ideal_latency_seconds", fmt::format("phase=\"{}\"", LabelValue(p.name)),
@@ -187,25 +187,19 @@ void LiveMetrics::Render() {
   for (auto [name, field] : {std::pair{"storebench_ops_total", &Phase::ops},
                              std::pair{"storebench_errors_total", &Phase::errors},
                              std::pair{"storebench_bytes_total", &Phase::bytes}}) {
-    out += info(name);
+    out += Header(name);
     for (const Phase& p : phases_) out += fmt::format("{}{{phase=\"{}\"}} {}\n", name, LabelValue(p.name), p.*field);
   }
-  if (has_interval_) {
-    const driver::IntervalStats& s = last_;
-    auto help = [](std::string_view name) {
-      for (const MetricInfo& m : MetricReference())
-        if (m.name == name) return m.help;
-      return std::string();
-    };
-    for (auto [name, value] : {std::pair{"storebench_interval_end_seconds", s.t_s},
-                               std::pair{"storebench_achieved_ops_per_second", s.ops_per_sec},
-                               std::pair{"storebench_offered_ops_per_second", s.offered_ops_per_sec},
-                               std::pair{"storebench_backlog_ops", s.backlog},
-                               std::pair{"storebench_start_lag_seconds", static_cast<double>(s.lag_ns) / 1e9},
-                               std::pair{"storebench_max_start_lag_seconds", static_cast<double>(s.max_lag_ns) / 1e9}})
-      Gauge(&out, name, help(name), value);
-    if (!s.platform.empty()) Gauge(&out, "storebench_platform_speed", help("storebench_platform_speed"),
-                                   s.platform.speed());
+  if (last_) {
+    const Gauges& g = *last_;
+    for (auto [name, value] : {std::pair{"storebench_interval_end_seconds", g.t_s},
+                               std::pair{"storebench_achieved_ops_per_second", g.achieved},
+                               std::pair{"storebench_offered_ops_per_second", g.offered},
+                               std::pair{"storebench_backlog_ops", g.backlog},
+                               std::pair{"storebench_start_lag_seconds", g.lag_s},
+                               std::pair{"storebench_max_start_lag_seconds", g.max_lag_s}})
+      out += Header(name) + fmt::format("{} {}\n", name, value);
+    if (g.speed) out += Header("storebench_platform_speed") + fmt::format("storebench_platform_speed {}\n", *g.speed);
   }
   auto page = std::make_shared<const std::string>(std::move(out));
   std::lock_guard<std::mutex> lock(mu_);

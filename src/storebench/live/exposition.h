@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,9 +84,12 @@ class LiveMetrics {
   const std::vector<uint64_t> bounds_;
   std::vector<std::string> bound_text_;
   std::vector<Phase> phases_;
+  struct Gauges {  // the last interval's (absent before the phase's first)
+    double t_s, achieved, offered, backlog, lag_s, max_lag_s;
+    std::optional<double> speed;  // absent without the platform meter
+  };
   bool running_ = false, warmup_ = false;
-  bool has_interval_ = false;
-  driver::IntervalStats last_;  // the gauges' source (its histograms are not kept)
+  std::optional<Gauges> last_;
   mutable std::mutex mu_;
   std::shared_ptr<const std::string> page_;
 };
