@@ -202,7 +202,15 @@ std::string Histogram::Encode() const {
                      sum_, saturated_, Base64Encode(bytes));
 }
 
-StatusOr<Histogram> Histogram::Decode(std::string_view text) {
+// Encode()'s form, split: the header's fields and the bucket stream (base64-decoded).
+struct Histogram::Encoded {
+  HistogramOptions options;
+  uint64_t min = 0, max = 0, saturated = 0;
+  double sum = 0;
+  std::string bytes;
+};
+
+StatusOr<Histogram::Encoded> Histogram::ParseEncoded(std::string_view text) {
   auto bad = [&](std::string_view why) {
     return Status::Corruption(fmt::format("histogram decode: {} in '{}'", why, text.substr(0, 40)));
   };
@@ -217,53 +225,91 @@ StatusOr<Histogram> Histogram::Decode(std::string_view text) {
   std::string_view payload = text.substr(start);
   if (parts[0] != "hlog1") return bad("unknown format tag");
   char* end = nullptr;
-  HistogramOptions opt;
-  opt.significant_digits = static_cast<int>(std::strtol(parts[1].c_str(), &end, 10));
-  if (*end || opt.significant_digits < 1 || opt.significant_digits > 5) return bad("bad digits");
-  opt.highest = std::strtoull(parts[2].c_str(), &end, 10);
-  if (*end || opt.highest < 2) return bad("bad highest");
-  uint64_t mn = std::strtoull(parts[3].c_str(), &end, 10);
+  Encoded e;
+  e.options.significant_digits = static_cast<int>(std::strtol(parts[1].c_str(), &end, 10));
+  if (*end || e.options.significant_digits < 1 || e.options.significant_digits > 5) return bad("bad digits");
+  e.options.highest = std::strtoull(parts[2].c_str(), &end, 10);
+  if (*end || e.options.highest < 2) return bad("bad highest");
+  e.min = std::strtoull(parts[3].c_str(), &end, 10);
   if (*end) return bad("bad min");
-  uint64_t mx = std::strtoull(parts[4].c_str(), &end, 10);
+  e.max = std::strtoull(parts[4].c_str(), &end, 10);
   if (*end) return bad("bad max");
-  double sum = std::strtod(parts[5].c_str(), &end);
+  e.sum = std::strtod(parts[5].c_str(), &end);
   if (*end) return bad("bad sum");
-  uint64_t sat = std::strtoull(parts[6].c_str(), &end, 10);
+  e.saturated = std::strtoull(parts[6].c_str(), &end, 10);
   if (*end) return bad("bad saturated");
-  std::string bytes;
-  if (!Base64Decode(payload, &bytes)) return bad("bad base64");
-  Histogram h(opt);
+  if (!Base64Decode(payload, &e.bytes)) return bad("bad base64");
+  return e;
+}
+
+// Checked whole before any count is added, so a bad stream changes nothing:
+// it covers the bucket array exactly, and its counts lie between min's and
+// max's buckets (the span every scan relies on).
+Status Histogram::MergeParsed(const Encoded& e, std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    return Status::Corruption(fmt::format("histogram decode: {} in '{}'", why, text.substr(0, 40)));
+  };
+  const std::string& bytes = e.bytes;
+  uint64_t total = 0;
   size_t pos = 0, idx = 0;
+  const size_t lo = IndexOf(std::min(e.min, highest_trackable_)), hi = IndexOf(std::min(e.max, highest_trackable_));
+  bool outside = false;
   while (pos < bytes.size()) {
     int64_t v;
     if (!ReadZigZagVarint(bytes, &pos, &v)) return bad("truncated varint");
     if (v < 0) {
       uint64_t run = static_cast<uint64_t>(-v);
-      if (run > h.counts_.size() - idx) return bad("zero run past the end");
+      if (run > counts_.size() - idx) return bad("zero run past the end");
       idx += run;
     } else {
-      if (idx >= h.counts_.size()) return bad("count past the end");
-      h.Touch(idx);
-      h.counts_[idx++] = static_cast<uint64_t>(v);
-      h.total_ += static_cast<uint64_t>(v);
+      if (idx >= counts_.size()) return bad("count past the end");
+      outside |= v > 0 && (idx < lo || idx > hi);
+      total += static_cast<uint64_t>(v);
+      ++idx;
     }
   }
-  if (idx != h.counts_.size()) return bad("bucket count mismatch");
-  if (h.total_) {
-    // min and max bound the non-empty buckets (the span every scan relies on).
-    if (mn > mx || mx > h.highest_trackable_) return bad("min/max out of range");
-    bool outside = false;
-    h.ForEachWrittenRange(0, h.counts_.size() - 1, [&](size_t first, size_t stop) {
-      for (size_t i = first; i < stop; ++i) outside |= h.counts_[i] && (i < h.IndexOf(mn) || i > h.IndexOf(mx));
-      return !outside;
-    });
+  if (idx != counts_.size()) return bad("bucket count mismatch");
+  if (total) {
+    if (e.min > e.max || e.max > highest_trackable_) return bad("min/max out of range");
     if (outside) return bad("min/max disagree with the buckets");
   }
-  h.min_ = h.total_ ? mn : UINT64_MAX;
-  h.max_ = h.total_ ? mx : 0;
-  h.sum_ = sum;
-  h.saturated_ = sat;
+  pos = 0, idx = 0;
+  while (pos < bytes.size()) {
+    int64_t v;
+    ReadZigZagVarint(bytes, &pos, &v);
+    if (v < 0) {
+      idx += static_cast<size_t>(-v);
+    } else {
+      if (v > 0) Touch(idx);
+      counts_[idx++] += static_cast<uint64_t>(v);
+    }
+  }
+  if (total) {
+    min_ = std::min(min_, e.min);
+    max_ = std::max(max_, e.max);
+  }
+  total_ += total;
+  sum_ += e.sum;
+  saturated_ += e.saturated;
+  return Status::Ok();
+}
+
+StatusOr<Histogram> Histogram::Decode(std::string_view text) {
+  auto e = ParseEncoded(text);
+  if (!e.ok()) return e.status();
+  Histogram h(e->options);
+  if (Status s = h.MergeParsed(*e, text); !s.ok()) return s;
   return h;
+}
+
+Status Histogram::MergeEncoded(std::string_view text) {
+  auto e = ParseEncoded(text);
+  if (!e.ok()) return e.status();
+  if (e->options.significant_digits != options_.significant_digits || e->options.highest != options_.highest)
+    return Status::InvalidArgument(fmt::format("histogram decode: {} digits up to {}, this one {} digits up to {}",
+                                               e->options.significant_digits, e->options.highest,
+                                               options_.significant_digits, options_.highest));
+  return MergeParsed(*e, text);
 }
 
 void Histogram::AppendBinary(std::string* out) const {

@@ -142,6 +142,11 @@ class Histogram {
   std::string Encode() const;
   // Inverse of Encode(); Corruption on malformed input.
   static StatusOr<Histogram> Decode(std::string_view text);
+  // Adds the observations of a histogram in Encode()'s form without building
+  // it (no allocation beyond the decoded bytes): InvalidArgument when its
+  // options differ from this one's, Corruption when malformed (then nothing is
+  // added). Decode() is this on an empty histogram of the text's options.
+  Status MergeEncoded(std::string_view text);
 
   // Lossless binary form for messages between processes (a scale-out run's
   // intervals), appended to *out: varints of the digits, the highest value,
@@ -166,6 +171,9 @@ class Histogram {
   }
 
  private:
+  struct Encoded;
+  static StatusOr<Encoded> ParseEncoded(std::string_view text);
+  Status MergeParsed(const Encoded& e, std::string_view text);
   // Encode()'s stream of counts and runs of empty buckets, from min's bucket to max's.
   void AppendBucketRuns(std::string* out) const;
   // Calls fn(index, count) for every non-empty bucket, ascending.

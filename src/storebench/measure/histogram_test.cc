@@ -300,6 +300,32 @@ TEST(Histogram, BinaryFormRefusesOtherOptionsAndCorruptionWithoutChange) {
   }
 }
 
+// MergeEncoded adds a histogram in Encode()'s form as Merge adds the
+// decoded one, refuses another layout, and adds nothing from a corrupt text.
+TEST(Histogram, MergeEncodedAddsAsMergeOfTheDecodedHistogram) {
+  Histogram a, b, expected;
+  for (uint64_t v = 1; v < 5'000'000; v = v * 3 / 2 + 7) a.Record(v), expected.Record(v);
+  for (uint64_t v = 900; v < 90'000'000; v = v * 5 / 4 + 11) b.Record(v, 3), expected.Record(v, 3);
+  Histogram into = a;
+  ASSERT_TRUE(into.MergeEncoded(b.Encode()).ok());
+  EXPECT_EQ(into.Encode(), expected.Encode());
+  EXPECT_EQ(into.min(), expected.min());
+  EXPECT_EQ(into.max(), expected.max());
+  EXPECT_EQ(into.mean(), expected.mean());
+  // Into an empty one after Reset: the same as Decode.
+  into.Reset();
+  ASSERT_TRUE(into.MergeEncoded(b.Encode()).ok());
+  EXPECT_EQ(into.Encode(), Histogram::Decode(b.Encode())->Encode());
+  ASSERT_TRUE(into.MergeEncoded(Histogram().Encode()).ok());  // an empty one adds nothing
+  EXPECT_EQ(into.Encode(), b.Encode());
+  const std::string before = into.Encode();
+  EXPECT_EQ(into.MergeEncoded(Histogram({2, 3'600'000'000'000}).Encode()).code(), Status::Code::kInvalidArgument);
+  std::string corrupt = b.Encode();
+  corrupt.resize(corrupt.size() - 8);
+  EXPECT_EQ(into.MergeEncoded(corrupt).code(), Status::Code::kCorruption);
+  EXPECT_EQ(into.Encode(), before);
+}
+
 TEST(Histogram, EncodeEmpty) {
   Histogram h;
   auto back = Histogram::Decode(h.Encode());
