@@ -217,7 +217,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
     auto at = live::ParseListenAddress(out.metrics_listen);
     if (!at.ok()) return ReportError(at.status());
     metrics = std::make_unique<live::LiveMetrics>(j.backend, GetBuildInfo().version,
-                                                  plan->config.histogram.highest);
+                                                  plan->config.histogram);
     auto started = live::MetricsServer::Start(*at, metrics.get());
     if (!started.ok()) return ReportError(started.status());
     server = std::move(*started);

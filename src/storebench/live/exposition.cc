@@ -89,8 +89,11 @@ std::string MetricsMarkdown() {
   return s;
 }
 
-LiveMetrics::LiveMetrics(std::string backend, std::string version, uint64_t highest_ns)
-    : backend_(std::move(backend)), version_(std::move(version)), bounds_(LatencyBounds(highest_ns)) {
+LiveMetrics::LiveMetrics(std::string backend, std::string version, const measure::HistogramOptions& histograms)
+    : backend_(std::move(backend)),
+      version_(std::move(version)),
+      bounds_(LatencyBounds(histograms.highest)),
+      scratch_(histograms) {
   for (uint64_t b : bounds_) bound_text_.push_back(fmt::format("{}", static_cast<double>(b) / 1e9));
   Render();
 }
@@ -106,8 +109,9 @@ void LiveMetrics::StartPhase(std::string phase) {
 
 void LiveMetrics::Add(Series* s, const measure::Histogram& h) const {
   if (s->counts.empty()) s->counts.assign(bounds_.size(), 0);
+  size_t i = 0;  // the buckets come in ascending order: the bound only moves up
   h.ForEachBucket([&](uint64_t lo, uint64_t /*hi*/, uint64_t n) {
-    const size_t i = static_cast<size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), lo) - bounds_.begin());
+    while (i < bounds_.size() && bounds_[i] < lo) ++i;
     if (i < s->counts.size()) s->counts[i] += n;  // beyond the last bound: +Inf only
   });
   s->count += h.count();
@@ -129,7 +133,8 @@ void LiveMetrics::OnInterval(const driver::IntervalStats& st) {
     p.ops += st.ops, p.errors += st.errors, p.bytes += st.bytes;
     auto add = [&](size_t k, const char* timing, const std::string& text) {
       const std::string op = st.kinds && k < st.kinds->size() ? (*st.kinds)[k] : fmt::format("kind{}", k);
-      if (auto h = measure::Histogram::Decode(text); h.ok()) Add(&p.latency[{op, timing}], *h);
+      scratch_.Reset();
+      if (scratch_.MergeEncoded(text).ok()) Add(&p.latency[{op, timing}], scratch_);
     };
     for (size_t k = 0; k < st.kind_response_histograms.size(); ++k) add(k, "response", st.kind_response_histograms[k]);
     for (size_t k = 0; k < st.kind_service_histograms.size(); ++k) add(k, "service", st.kind_service_histograms[k]);

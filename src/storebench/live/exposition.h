@@ -7,6 +7,9 @@
 // that page (Page()), so a scrape costs the run nothing but a copy of a
 // pointer under a mutex, however often it comes.
 //
+// Cost per interval (bench/live_page_cost): merging each kind's encoded
+// histograms into a reused one and walking its buckets, then rendering.
+//
 // The metrics (docs/live-metrics.md; MetricReference() lists them):
 //   storebench_op_latency_seconds{phase,op,timing}  histogram, cumulative over the phase's measured
 //       intervals: `le` bounds 10 per decade (1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8 × 10^k s) from
@@ -50,8 +53,9 @@ std::string MetricsMarkdown();
 
 class LiveMetrics {
  public:
-  // `backend` and `version` label storebench_run_info; `highest_ns`: the run's histograms' highest value.
-  LiveMetrics(std::string backend, std::string version, uint64_t highest_ns);
+  // `backend` and `version` label storebench_run_info; `histograms`: the run's
+  // histogram options (the intervals' histograms are merged in that form).
+  LiveMetrics(std::string backend, std::string version, const measure::HistogramOptions& histograms);
 
   // A phase begins ("run", "phase1", "phase2"): its series start from 0.
   void StartPhase(std::string phase);
@@ -82,6 +86,7 @@ class LiveMetrics {
 
   const std::string backend_, version_;
   const std::vector<uint64_t> bounds_;
+  measure::Histogram scratch_;  // an interval's histogram, decoded into memory kept from one to the next
   std::vector<std::string> bound_text_;
   std::vector<Phase> phases_;
   struct Gauges {  // the last interval's (absent before the phase's first)

@@ -120,7 +120,7 @@ TEST(LiveMetrics, BucketsCountTheValuesAtOrBelowEachBoundAndQuantilesAgreeWithin
     (i % 4 ? get : put).Record(v);
     (i % 4 ? get_service : put_service).Record(v / 2);
   }
-  LiveMetrics m("null", "test", 3'600'000'000'000);
+  LiveMetrics m("null", "test", measure::HistogramOptions{});
   m.OnInterval(Interval({"get", "put"}, {get, put}, {get_service, put_service}));
   const std::vector<SampleLine> page = Parse(*m.Page());
   const auto b = Buckets(page, "storebench_op_latency_seconds", "phase=\"run\",op=\"get\",timing=\"response\"");
@@ -164,7 +164,7 @@ TEST(LiveMetrics, BucketsCountTheValuesAtOrBelowEachBoundAndQuantilesAgreeWithin
 TEST(LiveMetrics, WarmUpCountsNothingAndEachPhaseHasItsOwnSeries) {
   measure::Histogram h;
   for (uint64_t v = 1000; v < 101000; v += 1000) h.Record(v);  // 100 ops
-  LiveMetrics m("rocksdb", "1.2", 3'600'000'000'000);
+  LiveMetrics m("rocksdb", "1.2", measure::HistogramOptions{});
   m.StartPhase("phase1");
   m.OnInterval(Interval({"get"}, {h}, {h}, /*warmup=*/true));
   auto page = Parse(*m.Page());
@@ -193,7 +193,7 @@ TEST(LiveMetrics, WarmUpCountsNothingAndEachPhaseHasItsOwnSeries) {
 }
 
 TEST(LiveMetrics, GaugesAreTheLastIntervalsAndLabelValuesAreEscaped) {
-  LiveMetrics m("we\"ird\\name", "v", 1'000'000'000);
+  LiveMetrics m("we\"ird\\name", "v", measure::HistogramOptions{3, 1'000'000'000});
   auto page = Parse(*m.Page());
   EXPECT_EQ(Value(page, "storebench_run_info", "backend=\"we\\\"ird\\\\name\",version=\"v\""), 1);
   for (const SampleLine& s : page) EXPECT_NE(s.name, "storebench_backlog_ops") << "no gauge before an interval";

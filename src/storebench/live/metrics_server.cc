@@ -51,6 +51,9 @@ StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const ListenAddres
   server.new_task_queue = [] { return new httplib::ThreadPool(1); };
   // SO_REUSEADDR only: httplib's default SO_REUSEPORT would let a second
   // process bind a port that is in use and take half of its scrapes.
+  // The headers and the page go out in two writes: without TCP_NODELAY the
+  // second waits for the scraper's delayed ACK (~40 ms a scrape here).
+  server.set_tcp_nodelay(true);
   server.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));

@@ -31,7 +31,7 @@ TEST(ListenAddress, AcceptsPortHostPortAndBracketedIpv6) {
 }
 
 TEST(MetricsServer, ServesThePageAndRefusesAPortInUse) {
-  LiveMetrics m("null", "t", 1'000'000'000);
+  LiveMetrics m("null", "t", measure::HistogramOptions{3, 1'000'000'000});
   ListenAddress at;  // localhost, any free port
   auto s = MetricsServer::Start(at, &m);
   ASSERT_TRUE(s.ok()) << s.status().message();
@@ -62,7 +62,7 @@ TEST(MetricsServer, ServesThePageAndRefusesAPortInUse) {
 }
 
 TEST(MetricsServer, StopsAtOnceEvenWhenNothingWasScraped) {
-  LiveMetrics m("null", "t", 1'000'000'000);
+  LiveMetrics m("null", "t", measure::HistogramOptions{3, 1'000'000'000});
   for (int i = 0; i < 20; ++i) {
     auto s = MetricsServer::Start(ListenAddress{}, &m);
     ASSERT_TRUE(s.ok()) << s.status().message();
