@@ -24,8 +24,9 @@ if [[ ${1:-} == --test ]]; then
     libgtest-dev libgmock-dev libbenchmark-dev
     # Peers the tests and bench/ scripts run against.
     rocksdb-tools fio python3-whisper python3-scipy
-    # Prometheus and promtool scrape and check a live run (live/live_e2e_test.cc).
-    prometheus
+    # Prometheus and promtool scrape and check a live run; carbon-cache receives
+    # its Graphite push (live/live_e2e_test.cc).
+    prometheus graphite-carbon
     # Scale-out: mpirun and the headers for the MPI mode (tests labelled mpi).
     openmpi-bin libopenmpi-dev
     # Chromium runs the browser test; the Java JDK and HdrHistogram's Java

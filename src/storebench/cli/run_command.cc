@@ -2,26 +2,22 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <functional>
 #include <memory>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "storebench/base/atomic_file.h"
-#include "storebench/base/build_info.h"
 #include "storebench/base/file_identity.h"
 #include "storebench/base/units.h"
 #include "storebench/job/mpi.h"
 #include "storebench/job/plan.h"
 #include "storebench/job/run.h"
-#include "storebench/live/exposition.h"
-#include "storebench/live/metrics_server.h"
+#include "storebench/live/live_outputs.h"
 #include "storebench/report/hgrm.h"
 #include "storebench/report/html_report.h"
 #include "storebench/report/progress.h"
@@ -180,24 +176,6 @@ int ExecutePrepare(const job::Job& j, const std::atomic<bool>* stop) {
   return kExitOk;
 }
 
-namespace {
-
-// --metrics-linger: the endpoint keeps serving the final page, until the
-// time is up or a stop (SIGINT, SIGTERM) comes; checked every 50 ms (the run
-// is over: nothing is measured here).
-void Linger(const job::Outputs& out, const live::MetricsServer& server, const std::atomic<bool>* stop) {
-  if (out.metrics_linger.empty()) return;
-  auto linger = ParseDurationNs(out.metrics_linger, "--metrics-linger");
-  if (!linger.ok() || *linger == 0) return;
-  if (!out.quiet)
-    std::fprintf(stderr, "metrics: the run ended; %s serves its final figures for %s (Ctrl-C ends this)\n",
-                 server.url().c_str(), out.metrics_linger.c_str());
-  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(*linger);
-  while (std::chrono::steady_clock::now() < until && !(stop && stop->load()))
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-}
-
-}  // namespace
 
 int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const std::atomic<bool>* stop, bool print_job,
                const std::string& job_file) {
@@ -211,18 +189,8 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   if (Status s = CheckOutputs(out, job_file); !s.ok()) return ReportError(s);
 
   // The live endpoint binds before the run: a port in use is refused (exit 2) before anything is measured.
-  std::unique_ptr<live::LiveMetrics> metrics;
-  std::unique_ptr<live::MetricsServer> server;
-  if (!out.metrics_listen.empty()) {
-    auto at = live::ParseListenAddress(out.metrics_listen);
-    if (!at.ok()) return ReportError(at.status());
-    metrics = std::make_unique<live::LiveMetrics>(j.backend, GetBuildInfo().version,
-                                                  plan->config.histogram);
-    auto started = live::MetricsServer::Start(*at, metrics.get());
-    if (!started.ok()) return ReportError(started.status());
-    server = std::move(*started);
-    if (!out.quiet) std::fprintf(stderr, "metrics: serving %s\n", server->url().c_str());
-  }
+  auto live = live::LiveOutputs::Start(out, j.backend, plan->config.histogram);
+  if (!live.ok()) return ReportError(live.status());
   report::ProgressDisplay display(out.progress, out.quiet);
   report::RunProgressText text;
   const driver::ScheduleSpec& first = plan->config.groups[0].schedule;
@@ -236,10 +204,10 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   if (display.terminal()) display.Update(text.Starting(), true);
   job::RunHooks hooks;
   hooks.stop = stop;
-  if (display.on() || metrics) {
+  if (display.on() || (*live)->on()) {
     // On the reporter thread, once per interval (every 20 ms in warm-up): never on a worker's path.
     hooks.progress = [&](const driver::IntervalStats& t) {
-      if (metrics) metrics->OnInterval(t);
+      (*live)->OnInterval(t);
       if (!display.on()) return;
       const std::string line = text.Line(t);  // counts the ops, so made for every tick
       display.Update(line);
@@ -247,7 +215,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   }
   bool first_phase = true;
   hooks.phase_started = [&](const std::string& line) {
-    if (metrics) metrics->StartPhase(first_phase ? "phase1" : "phase2");
+    (*live)->StartPhase(first_phase ? "phase1" : "phase2");
     if (!first_phase) {
       // RunPlan has set the open loop's rate in the plan before this call.
       const driver::ScheduleSpec& s = plan->config.groups[0].schedule;
@@ -258,7 +226,7 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
     first_phase = false;
   };
   hooks.phase_finished = [&](const driver::RunResult& r, const std::string& title) {
-    if (metrics) metrics->FinishPhase(r);
+    (*live)->FinishPhase(r);
     display.Clear();
     if (!out.quiet) {
       std::fputs(report::HumanSummary(r, title).c_str(), stdout);
@@ -270,8 +238,9 @@ int ExecuteRun(const job::Job& j, const std::vector<std::string>& argv, const st
   if (!result.ok()) return ReportError(result.status());
   auto doc = report::BuildRunJson(*result, argv);
   if (!doc.ok()) return ReportError(doc.status());
+  if (nlohmann::json pushed = (*live)->Finish(); !pushed.is_null()) (*doc)["live"] = std::move(pushed);
   if (Status s = WriteOutputs(out, *doc, result->run); !s.ok()) return ReportError(s);
-  if (server && !result->run.interrupted) Linger(out, *server, stop);
+  if (!result->run.interrupted) (*live)->Linger(stop);
   if (result->run.interrupted) return kExitInterrupted;
   return result->failure.ok() ? kExitOk : ReportError(result->failure);
 }
@@ -309,9 +278,10 @@ int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::ve
   }
   if (flags.print_job) return kExitOk;
   const job::Outputs& out = shared->outputs;
-  if (!out.metrics_listen.empty())
-    return RankError(session, Status::InvalidArgument("--metrics-listen: a scale-out (MPI) run is not served live "
-                                                      "yet; serve a run of one process"));
+  if (!out.metrics_listen.empty() || !out.graphite.empty())
+    return RankError(session, Status::InvalidArgument(fmt::format(
+                                  "{}: a scale-out (MPI) run is not served or pushed live yet; use a run of one process",
+                                  out.metrics_listen.empty() ? "--graphite" : "--metrics-listen")));
   // Rank 0 shows the merged intervals; the other ranks show nothing.
   report::ProgressDisplay display(out.progress, out.quiet || !root);
   report::RunProgressText text;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "storebench/cli/default_job.h"
 #include "storebench/cli/table_flags.h"
 #include "storebench/job/plan.h"
+#include "storebench/live/graphite.h"
 #include "storebench/live/metrics_server.h"
 
 namespace storebench::cli {
@@ -52,6 +54,16 @@ void AddCoreOptions(CLI::App* app, OptionValues* values, bool prepare) {
     if (prepare && spec.name != "seed") continue;
     AddTableOption(app, spec, spec.Help(), spec.default_value, "Run", values);
   }
+}
+
+// A CLI11 check from a parser that names its flag (given as ""): its message
+// without the leading ": ", which CLI11 prefixes with the flag's name.
+template <typename Parse>
+std::function<std::string(const std::string&)> Checked(Parse parse) {
+  return [parse](const std::string& v) {
+    auto r = parse(v);
+    return r.ok() ? std::string() : r.status().message().substr(2);
+  };
 }
 
 }  // namespace
@@ -95,19 +107,19 @@ void AddOutputFlags(CLI::App* app, job::Outputs* o) {
   app->add_option("--metrics-listen", o->metrics_listen,
                   "serve the run's live metrics (Prometheus text format, /metrics) at [HOST:]PORT (HOST: localhost "
                   "unless given); docs/live-metrics.md")
-      ->check([](const std::string& v) {
-        auto a = live::ParseListenAddress(v, "");
-        return a.ok() ? std::string() : a.status().message().substr(2);
-      })
+      ->check(Checked([](const std::string& v) { return live::ParseListenAddress(v, ""); }))
       ->group("Outputs");
   app->add_option("--metrics-linger", o->metrics_linger,
                   "with --metrics-listen: after the run, keep serving its final figures this long (e.g. 30s), so "
                   "that a scraper gets them; Ctrl-C ends it [default: 0]")
-      ->check([](const std::string& v) {
-        auto d = ParseDurationNs(v, "");
-        return d.ok() ? std::string() : d.status().message().substr(2);
-      })
+      ->check(Checked([](const std::string& v) { return ParseDurationNs(v, ""); }))
       ->needs("--metrics-listen")
+      ->group("Outputs");
+  app->add_option("--graphite", o->graphite,
+                  "push each interval's figures to a Graphite server (carbon's plaintext protocol) at "
+                  "HOST:PORT[/PREFIX] (PREFIX: storebench); a server down or slow drops points, counted in the "
+                  "result, and never slows the run")
+      ->check(Checked([](const std::string& v) { return live::ParseGraphiteTarget(v, ""); }))
       ->group("Outputs");
   app->add_flag("--quiet", o->quiet, "no progress line and no summary")->group("Outputs");
   AddProgressFlag(app, &o->progress);

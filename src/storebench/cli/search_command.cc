@@ -155,10 +155,10 @@ StatusOr<SearchJob> CheckRunArgs(const SearchFlags& f) {
     return Status::InvalidArgument(
         "search: RUN-ARGS must not contain --json, --csv, --html, --hlog or --hgrm; search writes every step into "
         "--out and its own --json (`storebench report` makes the others from a step)");
-  if (!given.metrics_listen.empty())
+  if (!given.metrics_listen.empty() || !given.graphite.empty())
     return Status::InvalidArgument(
-        "search: RUN-ARGS must not contain --metrics-listen; a search's steps are not served live (a matrix's runs "
-        "are, one after another)");
+        "search: RUN-ARGS must not contain --metrics-listen or --graphite; a search's steps are not served or "
+        "pushed live (a matrix's runs are, one after another)");
   auto load = job::CheckSearchJob(*job);
   if (!load.ok()) return load.status();
   // The steps in --out are the search's own: read to resume, written as they run.

@@ -77,6 +77,8 @@ struct Outputs {
   std::string metrics_listen;
   // run --metrics-linger: how long the endpoint keeps serving the final figures after the run (text; "" = 0).
   std::string metrics_linger;
+  // run --graphite: HOST:PORT[/PREFIX] to push each interval's figures to (live/graphite.h); "" = off.
+  std::string graphite;
   bool quiet = false;
   ProgressMode progress = ProgressMode::kAuto;
 };

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "storebench/live/graphite.h"
+
 namespace storebench::live {
 namespace {
 
@@ -86,6 +88,9 @@ std::string MetricsMarkdown() {
     for (size_t at = help.find('|'); at != std::string::npos; at = help.find('|', at + 2)) help.replace(at, 1, "\\|");
     s += fmt::format("| `{}` | {} | {} | {} |\n", m.name, m.type, m.labels.empty() ? "" : "`" + m.labels + "`", help);
   }
+  s += "\nGraphite (run --graphite HOST:PORT[/PREFIX]), one point per interval, stamped with the second it ended:\n\n"
+       "| path | meaning |\n|---|---|\n";
+  for (const auto& [field, help] : GraphiteFields()) s += fmt::format("| `PREFIX.{}` | {} |\n", field, help);
   return s;
 }
 

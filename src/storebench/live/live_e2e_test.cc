@@ -1,9 +1,12 @@
 // A run served live, scraped as Prometheus scrapes it: promtool checks the
 // page, and Debian's prometheus server scrapes a run and answers
 // histogram_quantile() over it, which must agree with the result's p99
-// within one bucket. Skips (saying why) where promtool or prometheus is
-// missing (scripts/setup.sh --test installs them).
+// within one bucket. And a run pushed to Debian's carbon-cache, whose whisper
+// files storebench's own reader reads back. Skips (saying why) where
+// promtool, prometheus or carbon-cache is missing (scripts/setup.sh --test
+// installs them).
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cstdio>
 #include <cmath>
 #include <fstream>
@@ -64,6 +68,31 @@ std::pair<double, double> BucketOf(double seconds) {
   const double ns = seconds * 1e9;
   const auto it = std::lower_bound(b.begin(), b.end(), static_cast<uint64_t>(std::ceil(ns)));
   return {it == b.begin() ? 0 : static_cast<double>(*(it - 1)) / 1e9, static_cast<double>(*it) / 1e9};
+}
+
+// Starts `argv` (argv[0] found on PATH) with stdout and stderr in `log`; its pid.
+pid_t Spawn(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1), dup2(fd, 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// SIGTERM, and SIGKILL when it has not ended 30 s later.
+void Stop(pid_t pid) {
+  kill(pid, SIGTERM);
+  int status = 0;
+  if (!WaitExit(pid, std::chrono::seconds(30), &status)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
 }
 
 class LiveE2E : public BinaryTest {
@@ -132,17 +161,10 @@ TEST_F(LiveE2E, PrometheusScrapesARunAndItsHistogramQuantileIsTheResultsP99Withi
     std::ofstream(dir_ / "prometheus.yml") << "global:\n  scrape_interval: 200ms\n  scrape_timeout: 150ms\n"
                                               "scrape_configs:\n  - job_name: storebench\n    static_configs:\n"
                                               "      - targets: ['127.0.0.1:" << port << "']\n";
-    prometheus = fork();
-    if (prometheus == 0) {
-      const std::string log = (dir_ / "prometheus.log").string();
-      freopen(log.c_str(), "w", stdout);
-      freopen(log.c_str(), "a", stderr);
-      const std::string config = "--config.file=" + (dir_ / "prometheus.yml").string();
-      const std::string storage = "--storage.tsdb.path=" + (dir_ / "tsdb").string();
-      const std::string listen = "--web.listen-address=127.0.0.1:" + std::to_string(web);
-      execlp("prometheus", "prometheus", config.c_str(), storage.c_str(), listen.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    prometheus = Spawn({"prometheus", "--config.file=" + (dir_ / "prometheus.yml").string(),
+                        "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
+                        "--web.listen-address=127.0.0.1:" + std::to_string(web)},
+                       dir_ / "prometheus.log");
     int status = 0;
     if (WaitUntil(pid, [&] { return Lingering(dir_ / "err"); }, std::chrono::seconds(120), &status) ==
         WaitEnd::kExited)
@@ -165,11 +187,7 @@ TEST_F(LiveE2E, PrometheusScrapesARunAndItsHistogramQuantileIsTheResultsP99Withi
     waitpid(pid, &status, 0);
     return status;
   });
-  if (prometheus > 0) {
-    kill(prometheus, SIGTERM);
-    int st = 0;
-    WaitExit(prometheus, std::chrono::seconds(30), &st) || (kill(prometheus, SIGKILL), waitpid(prometheus, &st, 0));
-  }
+  if (prometheus > 0) Stop(prometheus);
   ASSERT_EQ(o.code, 0) << o.err;
   const auto doc = nlohmann::json::parse(Slurp(dir_ / "r.json"));
   ASSERT_EQ(ops_seen, doc["totals"]["ops"].get<double>()) << last_answer << "\n" << Slurp(dir_ / "prometheus.log");
@@ -179,6 +197,107 @@ TEST_F(LiveE2E, PrometheusScrapesARunAndItsHistogramQuantileIsTheResultsP99Withi
               lo, hi);
   EXPECT_GE(quantile, lo) << "result p99 " << p99 << " s; " << last_answer;
   EXPECT_LE(quantile, hi) << "result p99 " << p99 << " s; " << last_answer;
+}
+
+// The sorted values of a whisper file's points in [from, until], read by storebench's own reader.
+std::vector<double> WhisperValues(const std::filesystem::path& file, int64_t from, int64_t until,
+                                  const std::filesystem::path& scratch) {
+  const std::string cmd = StorebenchBinary() + " whisper fetch --json --from " + std::to_string(from) + " --until " +
+                          std::to_string(until) + " " + file.string() + " > " + scratch.string() + " 2>/dev/null";
+  std::vector<double> v;
+  if (std::system(cmd.c_str()) != 0) return v;
+  const auto j = nlohmann::json::parse(Slurp(scratch), nullptr, false);
+  if (j.is_discarded()) return v;
+  for (const auto& x : j["values"])
+    if (!x.is_null()) v.push_back(x.get<double>());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+TEST_F(LiveE2E, CarbonCacheWritesThePushedIntervalsAndOurWhisperReaderReadsThemBack) {
+  if (std::system("command -v carbon-cache >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "carbon-cache is not installed (apt-get install graphite-carbon; scripts/setup.sh --test)";
+  const int line = FreePort(), pickle = FreePort(), query = FreePort();
+  ASSERT_TRUE(line > 0 && pickle > 0 && query > 0);
+  const std::string d = dir_.string();
+  std::filesystem::create_directories(dir_ / "whisper");
+  std::ofstream(dir_ / "carbon.conf") << "[cache]\nSTORAGE_DIR = " << d << "/\nLOCAL_DATA_DIR = " << d
+                                      << "/whisper/\nCONF_DIR = " << d << "/\nLOG_DIR = " << d << "/\nPID_DIR = " << d
+                                      << "/\nDATABASE = whisper\nENABLE_LOGROTATION = False\nMAX_CACHE_SIZE = inf\n"
+                                         "MAX_UPDATES_PER_SECOND = inf\nMAX_CREATES_PER_MINUTE = inf\n"
+                                         "WHISPER_AUTOFLUSH = True\nENABLE_UDP_LISTENER = False\n"
+                                         "LINE_RECEIVER_INTERFACE = 127.0.0.1\nLINE_RECEIVER_PORT = "
+                                      << line << "\nPICKLE_RECEIVER_INTERFACE = 127.0.0.1\nPICKLE_RECEIVER_PORT = "
+                                      << pickle << "\nCACHE_QUERY_INTERFACE = 127.0.0.1\nCACHE_QUERY_PORT = " << query
+                                      << "\n";
+  std::ofstream(dir_ / "storage-schemas.conf") << "[all]\npattern = .*\nretentions = 1s:1d\n";
+  const pid_t carbon = Spawn({"carbon-cache", "--config=" + (dir_ / "carbon.conf").string(),
+                              "--pidfile=" + (dir_ / "carbon.pid").string(), "--logdir=" + d, "--nodaemon", "start"},
+                             dir_ / "carbon.log");
+  auto stop_carbon = [&] { Stop(carbon); };
+  int status = 0;
+  auto accepting = [&] {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<uint16_t>(line));
+    const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    close(fd);
+    return ok;
+  };
+  if (WaitUntil(carbon, accepting, std::chrono::seconds(60), &status) != WaitEnd::kReady) {
+    stop_carbon();
+    FAIL() << "carbon-cache did not listen: " << Slurp(dir_ / "carbon.log");
+  }
+  const int64_t from = time(nullptr) - 5;
+  Outcome o = Run("run --backend null --service-time work:20us --schedule constant:2000 --duration 6s --warmup 0.5s "
+                  "--interval 2s --quiet --graphite 127.0.0.1:" + std::to_string(line) + "/sbtest --json " +
+                  (dir_ / "r.json").string());
+  const int64_t until = time(nullptr) + 5;
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto doc = nlohmann::json::parse(Slurp(dir_ / "r.json"));
+  const auto& g = doc["live"]["graphite"];
+  EXPECT_EQ(g["points_dropped"], 0) << g;
+  EXPECT_EQ(g["points_sent"], g["points_pushed"]) << g;
+  std::vector<double> ops, p99;
+  for (const auto& i : doc["intervals"]) {
+    ops.push_back(i["ops_per_sec"].get<double>());
+    p99.push_back(i["response"]["p99_ns"].get<double>() / 1e9);
+  }
+  ASSERT_GE(ops.size(), 3u) << "a 6 s run of 2 s intervals";
+  std::sort(ops.begin(), ops.end());
+  std::sort(p99.begin(), p99.end());
+  // carbon writes its cache to the files in its own time: until every interval is there.
+  const auto ops_file = dir_ / "whisper" / "sbtest" / "ops_per_sec.wsp";
+  const auto p99_file = dir_ / "whisper" / "sbtest" / "response" / "p99.wsp";
+  std::vector<double> got_ops, got_p99;
+  WaitUntil(carbon,
+            [&] {
+              got_ops = WhisperValues(ops_file, from, until, dir_ / "fetch.json");
+              got_p99 = WhisperValues(p99_file, from, until, dir_ / "fetch.json");
+              return got_ops.size() >= ops.size() && got_p99.size() >= p99.size();
+            },
+            std::chrono::seconds(60), &status);
+  stop_carbon();
+  ASSERT_EQ(got_ops.size(), ops.size()) << Slurp(dir_ / "carbon.log");
+  for (size_t i = 0; i < ops.size(); ++i) {
+    EXPECT_DOUBLE_EQ(got_ops[i], ops[i]) << i;
+    EXPECT_DOUBLE_EQ(got_p99[i], p99[i]) << i;
+  }
+}
+
+TEST_F(LiveE2E, AGraphiteServerThatIsDownCostsTheRunNothingButItsPoints) {
+  const int port = FreePort();  // nothing listens there
+  Outcome o = Run("run --backend null --duration 1s --warmup 0s --interval 100ms --graphite 127.0.0.1:" + std::to_string(port) +
+                  " --json " + (dir_ / "r.json").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto g = nlohmann::json::parse(Slurp(dir_ / "r.json"))["live"]["graphite"];
+  EXPECT_GT(g["points_pushed"].get<uint64_t>(), 0u) << g;
+  EXPECT_EQ(g["points_dropped"], g["points_pushed"]) << g;
+  EXPECT_GE(g["connect_failures"].get<uint64_t>(), 1u) << g;
+  EXPECT_NE(o.err.find("graphite: " + std::to_string(g["points_dropped"].get<uint64_t>()) + " of"), std::string::npos)
+      << o.err;
 }
 
 }  // namespace

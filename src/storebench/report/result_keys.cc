@@ -220,6 +220,15 @@ constexpr ResultKey kKeys[] = {
                                           "engine line says what it did to the load"},
     {"two_phase.phase1", kSection, "phase 1, the closed loop: the same run keys as the top level (throughput, totals, "
                                    "latency, schedule, kinds, intervals, workers, platform, cpu, io, cache, the backend's)"},
+    // Live outputs (docs/live-metrics.md)
+    {"live.prometheus.url", kValue, "run --metrics-listen: where the run's page was served"},
+    {"live.graphite.server", kValue, "run --graphite: the server's HOST:PORT"},
+    {"live.graphite.prefix", kValue, "the prefix of every path pushed"},
+    {"live.graphite.points_pushed", kValue, "points (one per field and interval) the run gave the push"},
+    {"live.graphite.points_sent", kValue, "of them, written to the server's socket"},
+    {"live.graphite.points_dropped", kValue, "of them, not sent: the buffer was full (a slow server), the server "
+                                             "was down, or the end's grace ran out; never waited for"},
+    {"live.graphite.connect_failures", kValue, "connections to the server that failed"},
     // MPI runs
     {"mpi", kSection, "runs under mpirun: ranks, hosts, start_skew_ns, stonewall, finish_spread_s, live_merge "
                       "(docs/scale-out.md)"},
