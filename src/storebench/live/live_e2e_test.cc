@@ -95,6 +95,33 @@ void Stop(pid_t pid) {
   }
 }
 
+// Asks `answers` (series in the answer, -1 for an error) every query of
+// contrib/grafana/storebench.json, with Grafana's variables filled in; what is
+// wrong with it, one line per problem (none: every query is valid and every
+// panel has a query that answers).
+std::vector<std::string> DashboardAnswers(const std::function<int(const std::string&)>& answers) {
+  std::vector<std::string> problems;
+  const char* src = std::getenv("STOREBENCH_SOURCE_DIR");
+  if (!src) return {"STOREBENCH_SOURCE_DIR is not set (ctest sets it)"};
+  const auto d = nlohmann::json::parse(Slurp(std::filesystem::path(src) / "contrib" / "grafana" / "storebench.json"),
+                                       nullptr, false);
+  if (d.is_discarded() || !d.contains("panels")) return {"contrib/grafana/storebench.json is not a dashboard"};
+  for (const auto& panel : d["panels"]) {
+    int answered = 0;
+    for (const auto& target : panel["targets"]) {
+      std::string q = target["expr"].get<std::string>();
+      for (auto [var, value] : {std::pair{std::string("$__rate_interval"), std::string("5s")},
+                                std::pair{std::string("$job"), std::string(".*")}})
+        for (size_t at = q.find(var); at != std::string::npos; at = q.find(var, at)) q.replace(at, var.size(), value);
+      const int n = answers(q);
+      if (n < 0) problems.push_back(panel["title"].get<std::string>() + ": Prometheus refused " + q);
+      answered += n > 0;
+    }
+    if (!answered) problems.push_back(panel["title"].get<std::string>() + ": no query has an answer for this run");
+  }
+  return problems;
+}
+
 class LiveE2E : public BinaryTest {
  protected:
   // An open-loop null run served on a free port, lingering until signalled;
@@ -156,6 +183,7 @@ TEST_F(LiveE2E, PrometheusScrapesARunAndItsHistogramQuantileIsTheResultsP99Withi
   ASSERT_GT(web, 0);
   pid_t prometheus = -1;
   double quantile = NAN, ops_seen = NAN;
+  std::vector<std::string> dashboard;
   std::string last_answer;
   Outcome o = ServedRun([&](pid_t pid, int port) {
     std::ofstream(dir_ / "prometheus.yml") << "global:\n  scrape_interval: 200ms\n  scrape_timeout: 150ms\n"
@@ -183,6 +211,15 @@ TEST_F(LiveE2E, PrometheusScrapesARunAndItsHistogramQuantileIsTheResultsP99Withi
     WaitUntil(prometheus, [&] { return (ops_seen = query("storebench_ops_total")) == ops; }, std::chrono::seconds(60),
               &status);
     quantile = query("histogram_quantile(0.99, storebench_op_latency_seconds_bucket{timing=\"response\"})");
+    // rate() over the dashboard's window needs samples of the final page: a few scrapes more.
+    WaitUntil(prometheus, [&] { return query("count_over_time(storebench_ops_total[5s])") >= 3; },
+              std::chrono::seconds(60), &status);
+    dashboard = DashboardAnswers([&](const std::string& q) {
+      const std::string body = Get(web, "/api/v1/query", {{"query", q}});
+      const auto j = nlohmann::json::parse(body, nullptr, false);
+      if (j.is_discarded() || j["status"] != "success") return -1;
+      return static_cast<int>(j["data"]["result"].size());
+    });
     kill(pid, SIGINT);
     waitpid(pid, &status, 0);
     return status;
@@ -195,6 +232,8 @@ TEST_F(LiveE2E, PrometheusScrapesARunAndItsHistogramQuantileIsTheResultsP99Withi
   const auto [lo, hi] = BucketOf(p99);
   std::printf("histogram_quantile(0.99) %.6g s; the result's p99 %.6g s, in the bucket (%.6g, %.6g] s\n", quantile, p99,
               lo, hi);
+  // contrib/grafana's dashboard: every query is valid PromQL, and every panel draws something of this run.
+  for (const std::string& problem : dashboard) ADD_FAILURE() << problem;
   EXPECT_GE(quantile, lo) << "result p99 " << p99 << " s; " << last_answer;
   EXPECT_LE(quantile, hi) << "result p99 " << p99 << " s; " << last_answer;
 }
