@@ -255,21 +255,41 @@ int RankError(const job::MpiSession& session, const Status& status) {
   return session.rank() == 0 ? ReportError(status) : ExitCodeOf(status);
 }
 
+// The summary's line of a scale-out run's ranks: the slowest and the fastest, the start skew and the finish spread.
+std::string RanksLine(const nlohmann::json& mpi, const nlohmann::json& ranks) {
+  auto by_rate = [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a["ops_per_sec"].get<double>() < b["ops_per_sec"].get<double>();
+  };
+  const auto slow = std::min_element(ranks.begin(), ranks.end(), by_rate);
+  const auto fast = std::max_element(ranks.begin(), ranks.end(), by_rate);
+  return fmt::format("  ranks     slowest rank {} on {}: {:.0f} ops/s; fastest rank {} on {}: {:.0f} ops/s; "
+                     "start skew <= {}, finish spread {:.3f} s\n",
+                     (*slow)["rank"].get<int>(), (*slow)["host"].get<std::string>(),
+                     (*slow)["ops_per_sec"].get<double>(), (*fast)["rank"].get<int>(),
+                     (*fast)["host"].get<std::string>(), (*fast)["ops_per_sec"].get<double>(),
+                     FormatDurationNs(mpi["start_skew_ns"].get<double>()), mpi["finish_spread_s"].get<double>());
+}
+
 }  // namespace
 
 int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::vector<std::string>& argv,
                   const std::atomic<bool>* stop) {
   const bool root = session.rank() == 0;
   StatusOr<job::Job> mine = Status::Ok();
+  std::unique_ptr<live::LiveOutputs> live;
   if (root) {
     mine = ResolveJob(flags);
-    if (mine.ok()) {
-      // Checked once, here: a bad job is refused by rank 0 alone.
-      auto plan = job::MakePlan(*mine);
-      if (!plan.ok()) mine = plan.status();
-    }
+    // Checked once, here: a bad job is refused by rank 0 alone (ShareJob fails every rank).
+    auto plan = mine.ok() ? job::MakePlan(*mine) : StatusOr<job::Plan>(mine.status());
+    if (!plan.ok()) mine = plan.status();
     if (mine.ok())
       if (Status s = CheckOutputs(mine->outputs, flags.job_file); !s.ok()) mine = s;
+    // Rank 0 serves and pushes the merged intervals: an address it cannot bind is refused the same way.
+    if (mine.ok() && !flags.print_job) {
+      auto started = live::LiveOutputs::Start(mine->outputs, mine->backend, plan->config.histogram);
+      if (started.ok()) live = std::move(*started);
+      else mine = started.status();
+    }
   }
   auto shared = session.ShareJob(mine);
   if (!shared.ok()) return RankError(session, shared.status());
@@ -278,10 +298,6 @@ int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::ve
   }
   if (flags.print_job) return kExitOk;
   const job::Outputs& out = shared->outputs;
-  if (!out.metrics_listen.empty() || !out.graphite.empty())
-    return RankError(session, Status::InvalidArgument(fmt::format(
-                                  "{}: a scale-out (MPI) run is not served or pushed live yet; use a run of one process",
-                                  out.metrics_listen.empty() ? "--graphite" : "--metrics-listen")));
   // Rank 0 shows the merged intervals; the other ranks show nothing.
   report::ProgressDisplay display(out.progress, out.quiet || !root);
   report::RunProgressText text;
@@ -290,7 +306,12 @@ int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::ve
   text.StartPhase(info);
   job::RunHooks hooks;
   hooks.stop = stop;
-  if (display.on()) hooks.progress = [&](const driver::IntervalStats& t) { display.Update(text.Line(t)); };
+  if (display.on() || live) {
+    hooks.progress = [&](const driver::IntervalStats& t) {
+      if (live) live->OnInterval(t);
+      if (display.on()) display.Update(text.Line(t));
+    };
+  }
   job::MpiRunOptions options;
   if (!root)
     if (auto own = ResolveJob(flags); own.ok()) options.own_job = own->ToJson();
@@ -305,26 +326,18 @@ int ExecuteRunMpi(job::MpiSession& session, const RunFlags& flags, const std::ve
   (*doc)["mpi"] = result->mpi;
   (*doc)["ranks"] = result->ranks;
   if (!out.quiet) {
-    std::string summary = report::HumanSummary(merged.run, fmt::format("{} ({} ranks on {} hosts)", merged.title,
-                                                                       result->mpi["ranks"].get<int>(),
-                                                                       result->mpi["hosts"].size()));
-    auto by_rate = [](const nlohmann::json& a, const nlohmann::json& b) {
-      return a["ops_per_sec"].get<double>() < b["ops_per_sec"].get<double>();
-    };
-    const auto& ranks = result->ranks;
-    const auto slow = std::min_element(ranks.begin(), ranks.end(), by_rate);
-    const auto fast = std::max_element(ranks.begin(), ranks.end(), by_rate);
-    summary += fmt::format("  ranks     slowest rank {} on {}: {:.0f} ops/s; fastest rank {} on {}: {:.0f} ops/s; "
-                           "start skew <= {}, finish spread {:.3f} s\n",
-                           (*slow)["rank"].get<int>(), (*slow)["host"].get<std::string>(),
-                           (*slow)["ops_per_sec"].get<double>(), (*fast)["rank"].get<int>(),
-                           (*fast)["host"].get<std::string>(), (*fast)["ops_per_sec"].get<double>(),
-                           FormatDurationNs(result->mpi["start_skew_ns"].get<double>()),
-                           result->mpi["finish_spread_s"].get<double>());
-    std::fputs(summary.c_str(), stdout);
+    std::fputs((report::HumanSummary(merged.run, fmt::format("{} ({} ranks on {} hosts)", merged.title,
+                                                             result->mpi["ranks"].get<int>(),
+                                                             result->mpi["hosts"].size())) +
+                RanksLine(result->mpi, result->ranks))
+                   .c_str(),
+               stdout);
     std::fflush(stdout);
   }
+  live->FinishPhase(merged.run);
+  if (nlohmann::json pushed = live->Finish(); !pushed.is_null()) (*doc)["live"] = std::move(pushed);
   if (Status s = WriteOutputs(out, *doc, merged.run); !s.ok()) return ReportError(s);
+  if (!interrupted && !merged.run.interrupted) live->Linger(stop);
   if (interrupted || merged.run.interrupted) return kExitInterrupted;
   return merged.failure.ok() ? kExitOk : ReportError(merged.failure);
 }

@@ -37,41 +37,39 @@ std::vector<int> TreeChildren(int rank, int size) {
 }
 
 void IntervalPart::Reset() {
-  index = ranks = ops = errors = bytes = lag_ns = 0;
-  t_s = length_s = backlog = 0;
+  index = ranks = ops = errors = bytes = lag_ns = max_lag_ns = 0;
+  t_s = length_s = backlog = offered_ops_per_sec = 0;
   response.Reset();
   service.Reset();
 }
 
 Status IntervalPart::AddOwn(const driver::IntervalStats& st) {
-  auto r = measure::Histogram::Decode(st.response_histogram);
-  if (!r.ok()) return r.status();
-  auto s = measure::Histogram::Decode(st.service_histogram);
-  if (!s.ok()) return s.status();
-  STOREBENCH_RETURN_IF_ERROR(response.Merge(*r));
-  STOREBENCH_RETURN_IF_ERROR(service.Merge(*s));
+  STOREBENCH_RETURN_IF_ERROR(response.MergeEncoded(st.response_histogram));
+  STOREBENCH_RETURN_IF_ERROR(service.MergeEncoded(st.service_histogram));
   ++ranks;
   t_s = std::max(t_s, st.t_s);
   length_s = std::max(length_s, st.length_s);
   ops += st.ops, errors += st.errors, bytes += st.bytes;
   backlog += st.backlog;
   lag_ns = std::max(lag_ns, st.lag_ns);
+  max_lag_ns = std::max(max_lag_ns, st.max_lag_ns);
+  offered_ops_per_sec += st.offered_ops_per_sec;
   return Status::Ok();
 }
 
 void IntervalPart::AppendTo(std::string* out) const {
-  for (uint64_t v : {index, ranks, ops, errors, bytes, lag_ns}) measure::AppendVarint(out, v);
-  for (double v : {t_s, length_s, backlog}) AppendDouble(out, v);
+  for (uint64_t v : {index, ranks, ops, errors, bytes, lag_ns, max_lag_ns}) measure::AppendVarint(out, v);
+  for (double v : {t_s, length_s, backlog, offered_ops_per_sec}) AppendDouble(out, v);
   response.AppendBinary(out);
   service.AppendBinary(out);
 }
 
 Status IntervalPart::MergeFrom(std::string_view in, size_t* pos) {
-  uint64_t i = 0, n = 0, o = 0, e = 0, b = 0, lag = 0;
-  for (uint64_t* field : {&i, &n, &o, &e, &b, &lag})
+  uint64_t i = 0, n = 0, o = 0, e = 0, b = 0, lag = 0, max_lag = 0;
+  for (uint64_t* field : {&i, &n, &o, &e, &b, &lag, &max_lag})
     if (!measure::ReadVarint(in, pos, field)) return Malformed();
-  double t = 0, len = 0, back = 0;
-  for (double* field : {&t, &len, &back})
+  double t = 0, len = 0, back = 0, offered = 0;
+  for (double* field : {&t, &len, &back, &offered})
     if (!ReadDouble(in, pos, field)) return Malformed();
   if (ranks && i != index) return Status::Corruption(fmt::format("MPI: interval {} merged into {}", i, index));
   STOREBENCH_RETURN_IF_ERROR(response.MergeBinary(in, pos));
@@ -80,9 +78,11 @@ Status IntervalPart::MergeFrom(std::string_view in, size_t* pos) {
   ranks += n;
   ops += o, errors += e, bytes += b;
   lag_ns = std::max(lag_ns, lag);
+  max_lag_ns = std::max(max_lag_ns, max_lag);
   t_s = std::max(t_s, t);
   length_s = std::max(length_s, len);
   backlog += back;
+  offered_ops_per_sec += offered;
   return Status::Ok();
 }
 
@@ -94,8 +94,12 @@ driver::IntervalStats IntervalPart::Stats() const {
   st.ops_per_sec = length_s > 0 ? static_cast<double>(ops) / length_s : 0;
   st.backlog = backlog;
   st.lag_ns = lag_ns;
+  st.max_lag_ns = max_lag_ns;
+  st.offered_ops_per_sec = offered_ops_per_sec;
   st.response = driver::PercentilesOf(response);
   st.service = driver::PercentilesOf(service);
+  st.response_histogram = response.Encode();
+  st.service_histogram = service.Encode();
   return st;
 }
 

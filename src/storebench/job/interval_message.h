@@ -28,8 +28,8 @@ namespace storebench::job {
 int TreeParent(int rank);
 std::vector<int> TreeChildren(int rank, int size);
 
-// One measured interval (by index, from 0) merged over `ranks` ranks: counts
-// and the backlog add, the end time, length and start lag are the largest,
+// One measured interval (by index, from 0) merged over `ranks` ranks: counts,
+// the backlog and the offered rate add, the end time, length and start lags are the largest,
 // the histograms merge.
 struct IntervalPart {
   explicit IntervalPart(const measure::HistogramOptions& options) : response(options), service(options) {}
@@ -40,6 +40,8 @@ struct IntervalPart {
   uint64_t ops = 0, errors = 0, bytes = 0;
   double backlog = 0;
   uint64_t lag_ns = 0;
+  uint64_t max_lag_ns = 0;          // the largest start lag within the interval, over the ranks
+  double offered_ops_per_sec = 0;   // open loop: the ranks' offered rates, summed
   measure::Histogram response, service;
 
   // Empty again, keeping the histograms' memory (a part is reused).

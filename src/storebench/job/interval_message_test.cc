@@ -66,6 +66,8 @@ driver::IntervalStats RankInterval(std::mt19937_64& rng, Histogram* all_response
   st.bytes = st.ops * 4096;
   st.backlog = static_cast<double>(rng() % 10);
   st.lag_ns = rng() % 100000;
+  st.max_lag_ns = st.lag_ns + rng() % 100000;
+  st.offered_ops_per_sec = static_cast<double>(rng() % 5000);
   st.response_histogram = response.Encode();
   st.service_histogram = service.Encode();
   return st;
@@ -78,13 +80,15 @@ TEST(IntervalPart, MergedAlongTheTreeEqualsTheDirectMerge) {
     std::mt19937_64 rng(static_cast<uint64_t>(size));
     Histogram all_response{HistogramOptions{}}, all_service{HistogramOptions{}};
     std::vector<driver::IntervalStats> own;
-    uint64_t ops = 0, errors = 0, bytes = 0, lag = 0;
-    double backlog = 0, t = 0, len = 0;
+    uint64_t ops = 0, errors = 0, bytes = 0, lag = 0, max_lag = 0;
+    double backlog = 0, t = 0, len = 0, offered = 0;
     for (int r = 0; r < size; ++r) {
       own.push_back(RankInterval(rng, &all_response, &all_service));
       ops += own.back().ops, errors += own.back().errors, bytes += own.back().bytes;
       backlog += own.back().backlog;
       lag = std::max(lag, own.back().lag_ns);
+      max_lag = std::max(max_lag, own.back().max_lag_ns);
+      offered += own.back().offered_ops_per_sec;
       t = std::max(t, own.back().t_s), len = std::max(len, own.back().length_s);
     }
     std::vector<std::string> sent(static_cast<size_t>(size));
@@ -108,6 +112,8 @@ TEST(IntervalPart, MergedAlongTheTreeEqualsTheDirectMerge) {
       EXPECT_EQ(part.bytes, bytes);
       EXPECT_EQ(part.lag_ns, lag);
       EXPECT_DOUBLE_EQ(part.backlog, backlog);
+      EXPECT_EQ(part.max_lag_ns, max_lag);
+      EXPECT_DOUBLE_EQ(part.offered_ops_per_sec, offered);
       EXPECT_EQ(part.t_s, t);
       EXPECT_EQ(part.length_s, len);
       EXPECT_EQ(part.response.Encode(), all_response.Encode()) << "size " << size;
@@ -116,6 +122,10 @@ TEST(IntervalPart, MergedAlongTheTreeEqualsTheDirectMerge) {
       EXPECT_EQ(st.response.p99, all_response.ValueAtPercentile(99));
       EXPECT_EQ(st.response.max, all_response.max());
       EXPECT_EQ(st.ops, ops);
+      EXPECT_EQ(st.max_lag_ns, max_lag);
+      EXPECT_DOUBLE_EQ(st.offered_ops_per_sec, offered);
+      EXPECT_EQ(st.response_histogram, all_response.Encode());
+      EXPECT_EQ(st.service_histogram, all_service.Encode());
     }
   }
 }

@@ -1,17 +1,25 @@
 // Scale-out under Open MPI: `mpirun -n N storebench run …` gives one result
 // whose totals, percentiles and intervals are exactly those of the union of
 // the ranks. Needs mpirun (Debian openmpi-bin); skips visibly without it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "storebench/testing/mpi_test_fixture.h"
 
@@ -195,6 +203,71 @@ TEST_F(Mpi, ARankLostMidRunEndsTheJobWithNothingWritten) {
   EXPECT_FALSE(fs::exists(json));
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().filename().string().find("lost.json"), std::string::npos) << "left behind: " << e.path();
+}
+
+// Rank 0 alone serves and pushes the merged intervals live: a Graphite
+// listener gets one connection, and its ops/s points are the result's
+// merged intervals; the page was served (live.prometheus in the result).
+TEST_F(Mpi, RankZeroAlonePushesTheMergedIntervals) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(fd, 8), 0);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  int connections = 0;
+  std::string received;
+  std::thread server([&] {
+    // Until the listening socket is shut down: accept and read every connection.
+    std::vector<int> open;
+    for (;;) {
+      std::vector<pollfd> fds{{fd, POLLIN, 0}};
+      for (int c : open) fds.push_back({c, POLLIN, 0});
+      if (poll(fds.data(), fds.size(), -1) < 0) break;
+      if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) break;
+      if (fds[0].revents & POLLIN) {
+        const int c = accept(fd, nullptr, nullptr);
+        if (c < 0) break;
+        open.push_back(c);
+        ++connections;
+      }
+      for (size_t i = 1; i < fds.size(); ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
+        char buf[65536];
+        const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+        if (n > 0) received.append(buf, static_cast<size_t>(n));
+        if (n <= 0) open.erase(std::find(open.begin(), open.end(), fds[i].fd)), close(fds[i].fd);
+      }
+    }
+    for (int c : open) close(c);
+  });
+  const fs::path json = dir_ / "r.json";
+  Outcome o = Mpirun(2, "run --backend null --schedule constant:4000 --duration 2s --interval 500ms --quiet "
+                        "--metrics-listen 127.0.0.1:0 --graphite 127.0.0.1:" + std::to_string(ntohs(a.sin_port)) +
+                        "/m --json " + json.string());
+  shutdown(fd, SHUT_RDWR);
+  server.join();
+  close(fd);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto doc = nlohmann::json::parse(Slurp(json));
+  EXPECT_TRUE(doc["live"]["prometheus"].contains("url")) << doc["live"];
+  EXPECT_EQ(doc["live"]["graphite"]["points_dropped"], 0) << doc["live"];
+  EXPECT_EQ(connections, 1) << "only rank 0 pushes";
+  std::vector<double> pushed, merged;
+  std::istringstream in(received);
+  std::string path;
+  double value = 0;
+  long long ts = 0;
+  while (in >> path >> value >> ts)
+    if (path == "m.ops_per_sec") pushed.push_back(value);
+  for (const auto& i : doc["intervals"]) merged.push_back(i["ops_per_sec"].get<double>());
+  ASSERT_GE(merged.size(), 3u);
+  // The live stream has every merged interval (its values to the 17 digits a
+  // double prints with; the result's intervals are the same merged ones).
+  ASSERT_EQ(pushed.size(), merged.size()) << received;
+  for (size_t k = 0; k < merged.size(); ++k) EXPECT_NEAR(pushed[k], merged[k], merged[k] * 1e-9) << k;
 }
 
 }  // namespace

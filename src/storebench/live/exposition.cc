@@ -136,13 +136,18 @@ void LiveMetrics::OnInterval(const driver::IntervalStats& st) {
   if (!st.warmup) {
     Phase& p = phases_.back();
     p.ops += st.ops, p.errors += st.errors, p.bytes += st.bytes;
-    auto add = [&](size_t k, const char* timing, const std::string& text) {
-      const std::string op = st.kinds && k < st.kinds->size() ? (*st.kinds)[k] : fmt::format("kind{}", k);
+    auto add = [&](const std::string& op, const char* timing, const std::string& text) {
       scratch_.Reset();
       if (scratch_.MergeEncoded(text).ok()) Add(&p.latency[{op, timing}], scratch_);
     };
-    for (size_t k = 0; k < st.kind_response_histograms.size(); ++k) add(k, "response", st.kind_response_histograms[k]);
-    for (size_t k = 0; k < st.kind_service_histograms.size(); ++k) add(k, "service", st.kind_service_histograms[k]);
+    auto kind = [&](size_t k) { return st.kinds && k < st.kinds->size() ? (*st.kinds)[k] : fmt::format("kind{}", k); };
+    for (size_t k = 0; k < st.kind_response_histograms.size(); ++k) add(kind(k), "response", st.kind_response_histograms[k]);
+    for (size_t k = 0; k < st.kind_service_histograms.size(); ++k) add(kind(k), "service", st.kind_service_histograms[k]);
+    // An interval merged from several processes carries the kinds together only.
+    if (st.kind_response_histograms.empty() && !st.response_histogram.empty()) {
+      add("all", "response", st.response_histogram);
+      add("all", "service", st.service_histogram);
+    }
   }
   Render();
 }

@@ -17,6 +17,8 @@
 //       buckets whose lowest value is <= le (measure::Histogram::CountAtOrBelow's rule), so
 //       histogram_quantile() agrees with the result's percentile within one bucket.
 //       timing: response (from the intended start: open loop) and service (from the actual start).
+//       op: the run's op kinds; "all" for a scale-out run's intervals, which rank 0 has merged over
+//       the kinds.
 //   storebench_ideal_latency_seconds{phase}  histogram of the ideal client's response times (open
 //       loop; published when the phase ends: the replay needs the whole phase).
 //   storebench_ops_total, storebench_errors_total, storebench_bytes_total{phase}  counters.
