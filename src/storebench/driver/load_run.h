@@ -82,6 +82,8 @@ class LoadRun {
   void RaiseOnStop();
   bool Ended() const;
   IntervalStats CollectInterval(uint64_t now);
+  // A progress tick's ideal_replayed: what the ideal clients closed since the last tick.
+  void TakeReplayedIdeal(IntervalStats* st);
   void AddPlatformFigures(uint64_t now, IntervalStats* st);
   void StopWorkers();
   // The workers on this host's CPUs: this process's and its peers' (RunConfig::host_processes).
@@ -147,6 +149,7 @@ class LoadRun {
 
   std::vector<std::unique_ptr<IdealClient>> ideal_clients_;
   std::vector<OpRecord> ideal_batch_;
+  std::vector<size_t> ideal_taken_;  // per group: the ideal client's closed intervals handed to progress
 
   uint64_t hiccup_period_ = 0;
   std::optional<HiccupMeter> hiccups_;

@@ -56,9 +56,15 @@ void LoadRun::CollectLastInterval() {
   const double nominal_s = static_cast<double>(config_.interval_ns) / 1e9;
   if (!LastIntervalCounts(last.length_s, nominal_s, result_.intervals.size())) {
     internal::FoldInto(&result_.intervals.back(), last);
+    last.folded = true;
   } else if (last.ops > 0 || last.length_s > 0) {  // the only interval is the whole run, unless it has no length
     result_.intervals.push_back(last);
-    if (progress_) progress_(last);
+  } else {
+    return;
+  }
+  if (progress_) {
+    TakeReplayedIdeal(&last);
+    progress_(last);
   }
 }
 

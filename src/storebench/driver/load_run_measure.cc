@@ -143,6 +143,15 @@ bool LoadRun::Ended() const {
   return AllDone() && (!window_is_duration_ || clock_.NowNs() >= timing_.end_ns);
 }
 
+void LoadRun::TakeReplayedIdeal(IntervalStats* st) {
+  ideal_taken_.resize(ideal_clients_.size(), 0);
+  for (size_t gi = 0; gi < ideal_clients_.size(); ++gi) {
+    if (!ideal_clients_[gi]) continue;
+    const std::vector<IdealInterval>& done = ideal_clients_[gi]->intervals();
+    for (; ideal_taken_[gi] < done.size(); ++ideal_taken_[gi]) st->ideal_replayed.push_back(done[ideal_taken_[gi]].ideal);
+  }
+}
+
 IntervalStats LoadRun::CollectInterval(uint64_t now) {
   return collector_->Collect(
       now, [this] { RaiseOnStop(); }, [this](uint64_t at, IntervalStats* st) { AddPlatformFigures(at, st); });
@@ -183,7 +192,10 @@ void LoadRun::Measure() {
     if (Ended()) break;
     IntervalStats st = CollectInterval(clock_.NowNs());
     result_.intervals.push_back(st);
-    if (progress_) progress_(st);
+    if (progress_) {
+      TakeReplayedIdeal(&st);
+      progress_(st);
+    }
   }
 }
 

@@ -68,6 +68,14 @@ struct IntervalStats {
   // null where an interval was merged from several processes' messages.
   std::shared_ptr<const std::vector<std::string>> kinds;
   bool warmup = false;  // a progress tick during warm-up (not part of the results)
+  // A progress tick of the ops that ended after the last full interval, when
+  // the result folds them into that interval (too short to count): live
+  // counters add them; it is not an interval of its own.
+  bool folded = false;
+  // Progress ticks of an open loop only (never in RunResult::intervals): the
+  // ideal client's histograms (Histogram::Encode()) of the arrival intervals
+  // its streamed replay closed since the last tick; the live page adds them up.
+  std::vector<std::string> ideal_replayed;
   measure::MetricSet backend;  // Backend::IntervalFigures() at the interval's end
 };
 

@@ -43,6 +43,7 @@ class LiveMerge {
   // This rank's progress hook: warm-up ticks are local only; measured
   // intervals are merged up the tree.
   void OnInterval(const driver::IntervalStats& st) {
+    if (st.folded) return;  // its ops belong to the last interval this rank sent; the ranks fold differently
     if (st.warmup) {
       if (rank_ == 0 && progress_) progress_(st);
       return;

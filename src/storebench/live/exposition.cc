@@ -51,8 +51,9 @@ const std::vector<MetricInfo>& MetricReference() {
        "latency of the phase's measured ops by op kind; timing=response is from the intended start (the open "
        "loop's arrival; the actual start in a closed loop), timing=service from the actual start"},
       {"storebench_ideal_latency_seconds", "histogram", "phase",
-       "the ideal client's response times (the same arrivals and service times through FIFO servers): an open "
-       "loop's, published when its phase ends"},
+       "the ideal client's response times (the same arrivals and service times through FIFO servers), open loop: "
+       "added as its replay closes each arrival interval (a little behind the response series), exact for the "
+       "whole phase when it ends"},
       {"storebench_ops_total", "counter", "phase", "ops completed in the phase's measured intervals"},
       {"storebench_errors_total", "counter", "phase", "of them, ops that failed"},
       {"storebench_bytes_total", "counter", "phase", "bytes the ops read or wrote"},
@@ -126,13 +127,15 @@ void LiveMetrics::Add(Series* s, const measure::Histogram& h) const {
 void LiveMetrics::OnInterval(const driver::IntervalStats& st) {
   if (phases_.empty()) StartPhase("run");
   warmup_ = st.warmup;
-  last_ = Gauges{st.t_s,
-                 st.ops_per_sec,
-                 st.offered_ops_per_sec,
-                 st.backlog,
-                 static_cast<double>(st.lag_ns) / 1e9,
-                 static_cast<double>(st.max_lag_ns) / 1e9,
-                 st.platform.empty() ? std::nullopt : std::optional<double>(st.platform.speed())};
+  if (!st.folded) {  // a folded tick is not an interval: its ops count, its rates would mislead
+    last_ = Gauges{st.t_s,
+                   st.ops_per_sec,
+                   st.offered_ops_per_sec,
+                   st.backlog,
+                   static_cast<double>(st.lag_ns) / 1e9,
+                   static_cast<double>(st.max_lag_ns) / 1e9,
+                   st.platform.empty() ? std::nullopt : std::optional<double>(st.platform.speed())};
+  }
   if (!st.warmup) {
     Phase& p = phases_.back();
     p.ops += st.ops, p.errors += st.errors, p.bytes += st.bytes;
@@ -148,13 +151,19 @@ void LiveMetrics::OnInterval(const driver::IntervalStats& st) {
       add("all", "response", st.response_histogram);
       add("all", "service", st.service_histogram);
     }
+    for (const std::string& text : st.ideal_replayed) {
+      scratch_.Reset();
+      if (scratch_.MergeEncoded(text).ok()) Add(&p.ideal, scratch_);
+      p.has_ideal = true;
+    }
   }
   Render();
 }
 
 void LiveMetrics::FinishPhase(const driver::RunResult& r) {
   if (phases_.empty()) return;
-  if (r.ideal) {
+  if (r.ideal) {  // the whole replay, the last ops included: it replaces what the ticks added up
+    phases_.back().ideal = Series{};
     Add(&phases_.back().ideal, *r.ideal);
     phases_.back().has_ideal = true;
   }

@@ -20,7 +20,8 @@
 //       op: the run's op kinds; "all" for a scale-out run's intervals, which rank 0 has merged over
 //       the kinds.
 //   storebench_ideal_latency_seconds{phase}  histogram of the ideal client's response times (open
-//       loop; published when the phase ends: the replay needs the whole phase).
+//       loop): its streamed replay's closed arrival intervals as the ticks bring them (lagging the
+//       response series by the longest op in flight), replaced by the whole replay when the phase ends.
 //   storebench_ops_total, storebench_errors_total, storebench_bytes_total{phase}  counters.
 //   gauges of the last interval: offered and achieved ops/s, backlog, start lag, the platform speed.
 //   storebench_phase{phase}  1 for the phase being run (warm-up included), absent otherwise.

@@ -192,6 +192,37 @@ TEST(LiveMetrics, WarmUpCountsNothingAndEachPhaseHasItsOwnSeries) {
   EXPECT_EQ(Value(page, "storebench_run_info", "backend=\"rocksdb\",version=\"1.2\""), 1);
 }
 
+TEST(LiveMetrics, TheIdealClientAddsUpAsItsReplayClosesAndTheWholeReplayReplacesItAtTheEnd) {
+  LiveMetrics m("null", "t", measure::HistogramOptions{});
+  measure::Histogram a, b, whole;
+  a.Record(10'000, 3);  // 10 us
+  b.Record(2'000'000, 2);  // 2 ms
+  whole.Record(10'000, 3), whole.Record(2'000'000, 2), whole.Record(30'000'000);  // and a last op at 30 ms
+  driver::IntervalStats st;
+  st.ops = 4;
+  st.ideal_replayed = {a.Encode(), b.Encode()};
+  m.OnInterval(st);
+  auto page = Parse(*m.Page());
+  EXPECT_EQ(Value(page, "storebench_ideal_latency_seconds_count", "phase=\"run\""), 5);
+  const auto live = Buckets(page, "storebench_ideal_latency_seconds", "phase=\"run\"");
+  EXPECT_EQ(live[10].second, 3);  // le 10 us
+  EXPECT_EQ(live[30].second, 3);  // le 1 ms
+  EXPECT_EQ(live[34].second, 5);  // le 2.5 ms
+  // A folded tick: its ops count, the gauges stay the last interval's.
+  driver::IntervalStats folded;
+  folded.folded = true, folded.ops = 1, folded.ops_per_sec = 99999;
+  m.OnInterval(folded);
+  page = Parse(*m.Page());
+  EXPECT_EQ(Value(page, "storebench_ops_total", "phase=\"run\""), 5);
+  EXPECT_EQ(Value(page, "storebench_achieved_ops_per_second"), 0);
+  driver::RunResult r;
+  r.ideal = whole;
+  m.FinishPhase(r);
+  page = Parse(*m.Page());
+  EXPECT_EQ(Value(page, "storebench_ideal_latency_seconds_count", "phase=\"run\""), 6) << "replaced, not added";
+  EXPECT_EQ(Buckets(page, "storebench_ideal_latency_seconds", "phase=\"run\"").back().second, 6);
+}
+
 TEST(LiveMetrics, GaugesAreTheLastIntervalsAndLabelValuesAreEscaped) {
   LiveMetrics m("we\"ird\\name", "v", measure::HistogramOptions{3, 1'000'000'000});
   auto page = Parse(*m.Page());

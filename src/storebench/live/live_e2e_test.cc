@@ -146,8 +146,8 @@ TEST_F(LiveE2E, AScrapeDuringTheRunPassesPromtoolAndTheFinalPageIsTheResults) {
   std::string during_run, final_page;
   Outcome o = ServedRun([&](pid_t pid, int port) {
     int status = 0;
-    // While measuring: a page with the phase on.
-    WaitUntil(pid, [&] { return Get(port, "/metrics").find("storebench_interval_end_seconds") != std::string::npos; },
+    // While measuring: a page with the phase on, and the ideal client's replay already in it.
+    WaitUntil(pid, [&] { return Get(port, "/metrics").find("storebench_ideal_latency_seconds_count") != std::string::npos; },
               std::chrono::seconds(60), &status);
     during_run = Get(port, "/metrics");
     if (WaitUntil(pid, [&] { return Lingering(dir_ / "err"); }, std::chrono::seconds(120), &status) ==
@@ -174,6 +174,10 @@ TEST_F(LiveE2E, AScrapeDuringTheRunPassesPromtoolAndTheFinalPageIsTheResults) {
                             std::to_string(ops) + "\n"),
             std::string::npos);
   EXPECT_EQ(final_page.find("storebench_phase{"), std::string::npos) << final_page;
+  // The whole replay at the end: every measured op of the open loop.
+  EXPECT_NE(final_page.find("storebench_ideal_latency_seconds_count{phase=\"run\"} " +
+                            std::to_string(doc["latency"]["ideal"]["count"].get<uint64_t>()) + "\n"),
+            std::string::npos);
 }
 
 TEST_F(LiveE2E, PrometheusScrapesARunAndItsHistogramQuantileIsTheResultsP99WithinABucket) {

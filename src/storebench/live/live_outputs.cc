@@ -32,7 +32,7 @@ StatusOr<std::unique_ptr<LiveOutputs>> LiveOutputs::Start(const job::Outputs& ou
 
 void LiveOutputs::OnInterval(const driver::IntervalStats& st) {
   if (metrics_) metrics_->OnInterval(st);
-  if (graphite_ && !st.warmup) {
+  if (graphite_ && !st.warmup && !st.folded) {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     graphite_->Push(GraphiteLines(graphite_->target().prefix, st,
                                   std::chrono::duration_cast<std::chrono::seconds>(now).count()));
