@@ -54,6 +54,9 @@ const std::vector<MetricInfo>& MetricReference() {
        "the ideal client's response times (the same arrivals and service times through FIFO servers), open loop: "
        "added as its replay closes each arrival interval (a little behind the response series), exact for the "
        "whole phase when it ends"},
+      {"storebench_tail_cause_ratio", "gauge", "phase, tail, cause",
+       "an open-loop phase's causes of its tail (tail: p99 or max; cause: queueing, engine, client, platform; "
+       "they sum to 1), published when the phase ends (docs/platform.md)"},
       {"storebench_ops_total", "counter", "phase", "ops completed in the phase's measured intervals"},
       {"storebench_errors_total", "counter", "phase", "of them, ops that failed"},
       {"storebench_bytes_total", "counter", "phase", "bytes the ops read or wrote"},
@@ -167,6 +170,7 @@ void LiveMetrics::FinishPhase(const driver::RunResult& r) {
     Add(&phases_.back().ideal, *r.ideal);
     phases_.back().has_ideal = true;
   }
+  if (const report::RunCauses c = report::CausesOf(r); c.p99.known) phases_.back().causes = c;
   running_ = false;
   warmup_ = false;
   Render();
@@ -208,6 +212,14 @@ void LiveMetrics::Render() {
     if (p.has_ideal)
       RenderSeries(&out, "storebench_ideal_latency_seconds", fmt::format("phase=\"{}\"", LabelValue(p.name)),
                    p.ideal);
+  out += Header("storebench_tail_cause_ratio");
+  for (const Phase& p : phases_) {
+    if (!p.causes) continue;
+    for (auto [tail, causes] : {std::pair{"p99", &p.causes->p99}, std::pair{"max", &p.causes->max}})
+      for (const char* cause : {"queueing", "engine", "client", "platform"})
+        out += fmt::format("storebench_tail_cause_ratio{{phase=\"{}\",tail=\"{}\",cause=\"{}\"}} {}\n",
+                           LabelValue(p.name), tail, cause, causes->share(cause));
+  }
   for (auto [name, field] : {std::pair{"storebench_ops_total", &Phase::ops},
                              std::pair{"storebench_errors_total", &Phase::errors},
                              std::pair{"storebench_bytes_total", &Phase::bytes}}) {

@@ -25,6 +25,8 @@
 //   storebench_ops_total, storebench_errors_total, storebench_bytes_total{phase}  counters.
 //   gauges of the last interval: offered and achieved ops/s, backlog, start lag, the platform speed.
 //   storebench_phase{phase}  1 for the phase being run (warm-up included), absent otherwise.
+//   storebench_tail_cause_ratio{phase,tail,cause}  an open-loop phase's causes of its p99 and max
+//       (report/causes.h), published when the phase ends (they need its whole replay).
 // phase: "run" for a single-phase run, "phase1" and "phase2" for a two-phase one.
 // Thread-safety: OnInterval/StartPhase/FinishPhase from one thread (the
 // reporter or the main thread between phases); Page() from any thread.
@@ -40,6 +42,7 @@
 #include <vector>
 
 #include "storebench/driver/runner.h"
+#include "storebench/report/causes.h"
 
 namespace storebench::live {
 
@@ -81,6 +84,7 @@ class LiveMetrics {
     std::map<std::pair<std::string, std::string>, Series> latency;  // (op, timing)
     Series ideal;
     bool has_ideal = false;
+    std::optional<report::RunCauses> causes;
     uint64_t ops = 0, errors = 0, bytes = 0;
   };
   void Add(Series* s, const measure::Histogram& h) const;

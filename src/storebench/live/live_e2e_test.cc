@@ -174,6 +174,15 @@ TEST_F(LiveE2E, AScrapeDuringTheRunPassesPromtoolAndTheFinalPageIsTheResults) {
                             std::to_string(ops) + "\n"),
             std::string::npos);
   EXPECT_EQ(final_page.find("storebench_phase{"), std::string::npos) << final_page;
+  // The causes of the tail, as the result gives them.
+  for (const char* tail : {"p99", "max"})
+    for (const char* cause : {"queueing", "engine", "client", "platform"}) {
+      const std::string key = std::string("storebench_tail_cause_ratio{phase=\"run\",tail=\"") + tail +
+                              "\",cause=\"" + cause + "\"} ";
+      const size_t at = final_page.find(key);
+      ASSERT_NE(at, std::string::npos) << key << "\n" << final_page;
+      EXPECT_DOUBLE_EQ(std::stod(final_page.substr(at + key.size())), doc["causes"][tail][cause].get<double>()) << key;
+    }
   // The whole replay at the end: every measured op of the open loop.
   EXPECT_NE(final_page.find("storebench_ideal_latency_seconds_count{phase=\"run\"} " +
                             std::to_string(doc["latency"]["ideal"]["count"].get<uint64_t>()) + "\n"),
