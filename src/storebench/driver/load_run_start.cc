@@ -148,7 +148,11 @@ void LoadRun::PlaceThreads() {
   const WakeupLatency wakeup = MeasureWakeupLatency(clock_);
   result_.wakeup_latency_ns = wakeup.p50_ns;
   result_.wakeup_latency_p99_ns = wakeup.p99_ns;
-  timing_.wait = WaitPolicyFor(config_.wait, wakeup.p99_ns, HostWorkers() < cpus_for_workers_, RunsRealtime());
+  // A CPU is left for the reporter, the hiccup meter and the engine's threads
+  // when the workers do not fill --cpus, or when --cpus leaves some out (those
+  // run there; only the platform meter, a few µs per tick, shares the workers').
+  const bool cpus_left = HostWorkers() < cpus_for_workers_ || !others_.empty();
+  timing_.wait = WaitPolicyFor(config_.wait, wakeup.p99_ns, cpus_left, RunsRealtime());
   result_.spin_ns = timing_.wait.floor_ns;
   result_.wait_yields = timing_.wait.yield;
 }
