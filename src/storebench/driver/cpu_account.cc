@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -62,6 +63,7 @@ void CpuHeld::Add(const CpuHeld& o) {
   backlogged_ns += o.backlogged_ns;
   backlogged_runqueue_ns += o.backlogged_runqueue_ns;
   preempted_in_ops_ns += o.preempted_in_ops_ns;
+  stopped_between_ops_ns += o.stopped_between_ops_ns;
   for (const auto& [name, ns] : o.engine_threads) engine_threads[name] += ns;
 }
 
@@ -138,6 +140,16 @@ uint64_t CpuAccount::ThreadDelta(pid_t tid, uint64_t on_cpu) {
   return fresh || on_cpu < before ? 0 : on_cpu - before;
 }
 
+bool CpuAccount::MayRunOnWorkerCpus(pid_t tid) const {
+  if (on_worker_cpu_.empty()) return true;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(tid, sizeof set, &set) != 0) return true;  // a thread that ended: counted as before
+  for (size_t c = 0; c < on_worker_cpu_.size(); ++c)
+    if (on_worker_cpu_[c] && CPU_ISSET(c, &set)) return true;
+  return false;
+}
+
 bool CpuAccount::RunqueueNs(pid_t tid, uint64_t* ns) {
   uint64_t on_cpu = 0;
   return OnCpuNs(tid, &on_cpu, ns);
@@ -148,6 +160,7 @@ void CpuAccount::Begin(uint64_t now_ns) { (void)Take(now_ns); }
 CpuHeld CpuAccount::Take(uint64_t now_ns) {
   const bool first = last_ns_ == 0;
   CpuHeld h;
+  uint64_t elsewhere = 0;  // the process's threads that may not run on the workers' CPUs
   h.backlogged_ns = std::exchange(held_.backlogged_ns, 0);
   h.backlogged_runqueue_ns = std::exchange(held_.backlogged_runqueue_ns, 0);
   for (const Worker& w : workers_) {
@@ -164,6 +177,12 @@ CpuHeld CpuAccount::Take(uint64_t now_ns) {
       uint64_t ns = 0;
       if (!OnCpuNs(tid, &ns)) continue;
       const uint64_t delta = ThreadDelta(tid, ns);
+      // A thread kept off the workers' CPUs (the reporter and the hiccup meter
+      // under --cpus) never held one of them: its time is in no share.
+      if (!MayRunOnWorkerCpus(tid)) {
+        elsewhere += delta;
+        continue;
+      }
       const std::string comm = Comm(tid);
       if (Contains(client_, tid) || comm.rfind("sb:", 0) == 0)
         h.client_ns += delta;
@@ -179,7 +198,7 @@ CpuHeld CpuAccount::Take(uint64_t now_ns) {
     return {};
   }
   const uint64_t process = now.process_ns > last_.process_ns ? now.process_ns - last_.process_ns : 0;
-  const uint64_t known = h.workers_ns + h.client_ns;
+  const uint64_t known = h.workers_ns + h.client_ns + elsewhere;
   h.engine_ns = process > known ? process - known : 0;
   // A thread's share sampled a moment apart from the process's may exceed it by
   // microseconds: the named threads bound the engine's share from below.

@@ -12,7 +12,10 @@
 // Other processes are counted on the CPUs the workers may run on (--cpus, or
 // all online CPUs): a competitor on a CPU no worker uses delays none of them.
 // Per-CPU time of this process is not known, so all of it is taken off those
-// CPUs' busy time: others_ns is a lower bound when workers are pinned.
+// CPUs' busy time (others_ns is a lower bound when workers are pinned), except
+// the time of threads whose affinity keeps them off those CPUs (the reporter
+// and the hiccup meter under --cpus): they held none of the workers' CPUs and
+// count in no share.
 // The engine's share is the process's less the workers' and the client's, so
 // an engine thread that ends mid-interval is still counted; its breakdown by
 // thread name comes from the live threads.
@@ -46,6 +49,9 @@ struct CpuHeld {
   // OpRecord::preempted_ns) of the ops that arrived in the window: filled at
   // the end of the run.
   uint64_t preempted_in_ops_ns = 0;
+  // The platform's stops the workers measured while they waited, awake, for
+  // those ops (OpRecord::stopped_ns): filled at the end of the run.
+  uint64_t stopped_between_ops_ns = 0;
   // The engine's live threads by name (trailing digits dropped: "rocksdb:low0"
   // and "rocksdb:low1" are one pool); the names' sum may fall short of
   // engine_ns by the threads that ended.
@@ -108,6 +114,9 @@ class CpuAccount {
   };
   Reading ReadTotals() const;
   uint64_t ThreadDelta(pid_t tid, uint64_t on_cpu);
+  // Whether the thread's affinity lets it run on a worker's CPU (always, when
+  // the workers are not pinned).
+  bool MayRunOnWorkerCpus(pid_t tid) const;
   static bool RunqueueNs(pid_t tid, uint64_t* ns);
 
   std::vector<Worker> workers_;

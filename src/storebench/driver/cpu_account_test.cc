@@ -100,6 +100,42 @@ TEST(CpuAccount, SlotsCountTheRunQueueWaitOfWorkersThatWereBehind) {
   EXPECT_GT(held.backlogged_runqueue_ns, 0u) << "two busy threads on one CPU wait for each other";
 }
 
+// Under --cpus the reporter and the hiccup meter are kept off the workers'
+// CPUs: a client thread that may not run on any of them held none of them and
+// is in no share (before, its time on the other CPU made the client's weight).
+TEST(CpuAccount, AThreadKeptOffTheWorkersCpusCountsInNoShare) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs: one for the workers, one kept off them";
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> worker_tid{0}, off_tid{0};
+  std::thread worker(Burn, &stop, "anything", &worker_tid);
+  std::thread off([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[1], &one);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    Burn(&stop, "sb:reporter", &off_tid);
+  });
+  while (!worker_tid.load() || !off_tid.load()) std::this_thread::yield();
+  const measure::Clock& clock = measure::Clock::Default();
+  CpuAccount account({{worker_tid.load(), nullptr}}, {}, {cpus[0]});
+  account.Begin(clock.NowNs());
+  measure::SleepUntil(clock, clock.NowNs() + 300'000'000);
+  const CpuHeld held = account.Take(clock.NowNs());
+  stop.store(true);
+  worker.join();
+  off.join();
+  EXPECT_EQ(held.client_ns, 0u) << "the thread pinned off the workers' CPU burned there, not on theirs";
+  EXPECT_EQ(held.engine_threads.count("sb:reporter"), 0u);
+  // Its time is not taken for the engine's either (process − known).
+  EXPECT_LT(held.engine_ns, 50'000'000u);
+}
+
 TEST(ThreadPoolName, DropsTrailingDigitsAndSeparators) {
   EXPECT_EQ(ThreadPoolName("rocksdb:low12"), "rocksdb:low");
   EXPECT_EQ(ThreadPoolName("io:pool"), "io:pool");

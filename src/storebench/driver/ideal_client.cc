@@ -27,14 +27,17 @@ IdealClient::IdealClient(const measure::HistogramOptions& h, int servers, uint64
       observed_(h),
       steady_(h),
       own_cpu_(h),
+      with_stops_(h),
       interval_ideal_(h),
       interval_observed_(h),
       interval_steady_(h),
-      interval_own_cpu_(h) {
+      interval_own_cpu_(h),
+      interval_with_stops_(h) {
   for (int i = 0; i < std::max(servers, 1); ++i) {
     free_at_.push(0);
     steady_free_at_.push(0);
     own_free_at_.push(0);
+    stops_free_at_.push(0);
   }
 }
 
@@ -60,7 +63,8 @@ void IdealClient::CloseIntervalsBefore(uint64_t t_ns) {
 
 void IdealClient::CloseInterval() {
   done_.push_back({interval_ideal_.Encode(), interval_observed_.Encode(), interval_steady_.Encode(),
-                   interval_own_cpu_.Encode(), interval_preempted_ns_});
+                   interval_own_cpu_.Encode(), interval_with_stops_.Encode(), interval_preempted_ns_,
+                   interval_stopped_ns_});
   ResetInterval();
 }
 
@@ -69,7 +73,9 @@ void IdealClient::ResetInterval() {
   interval_observed_.Reset();
   interval_steady_.Reset();
   interval_own_cpu_.Reset();
+  interval_with_stops_.Reset();
   interval_preempted_ns_ = 0;
+  interval_stopped_ns_ = 0;
 }
 
 void IdealClient::Advance(uint64_t watermark_ns) {
@@ -95,22 +101,30 @@ void IdealClient::Advance(uint64_t watermark_ns) {
     const uint64_t own_start = std::max(op.intended_ns, own_free_at_.top());
     own_free_at_.pop();
     own_free_at_.push(own_start + own);
+    // The platform's stop before the op holds it back when its server is free.
+    const uint64_t stops_start = std::max(op.intended_ns + op.stopped_ns, stops_free_at_.top());
+    stops_free_at_.pop();
+    stops_free_at_.push(stops_start + service);
     ++replayed_;
     if (op.intended_ns < measure_start_ns_) continue;  // warm-up: it shapes the queue, it is not reported
     CloseIntervalsBefore(op.intended_ns);
     const uint64_t ideal = start + service - op.intended_ns, observed = op.end_ns - op.intended_ns;
     const auto steady = static_cast<uint64_t>(steady_start + work - static_cast<double>(op.intended_ns));
     const uint64_t own_cpu = own_start + own - op.intended_ns;
+    const uint64_t with_stops = stops_start + service - op.intended_ns;
     ideal_.Record(ideal);
     observed_.Record(observed);
     steady_.Record(steady);
     own_cpu_.Record(own_cpu);
+    with_stops_.Record(with_stops);
     interval_ideal_.Record(ideal);
     interval_observed_.Record(observed);
     interval_steady_.Record(steady);
     interval_own_cpu_.Record(own_cpu);
+    interval_with_stops_.Record(with_stops);
     preempted_ns_ += op.preempted_ns;
     interval_preempted_ns_ += op.preempted_ns;
+    interval_stopped_ns_ += op.stopped_ns;
   }
   if (last) {
     if (interval_ideal_.count()) CloseInterval();

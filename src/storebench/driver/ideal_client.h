@@ -27,6 +27,13 @@
 // slowdown from it, and the difference between the two is the platform
 // meter's share (report/causes.h).
 //
+// A fourth replay, the ideal client with the platform's stops, is the first
+// one with each op also held back by the stop its worker measured while it
+// waited, awake, for the op's arrival (OpRecord::stopped_ns): the op cannot
+// start before its intended start plus that stop. What it waits beyond the
+// ideal client is the platform's, outside the service times, where the meter
+// cannot see it (a vCPU the host stopped for a millisecond between two ops).
+//
 // The replay is exact and streamed: an op is replayed once no op due before it
 // can still be logged (each worker publishes the lowest intended start it may
 // still log; a shared arrival source adds its next unclaimed arrival). Memory
@@ -57,12 +64,20 @@ struct OpRecord {
   // held its CPU), measured for ops of kPreemptedFromNs or longer (a lower
   // bound within kPreemptAnchorNs; worker_loop.cc), else 0.
   uint32_t preempted_ns = 0;
+  // Of start − intended, the time the worker, awake and waiting for this op,
+  // did not run although no other thread held its CPU: the platform stopped
+  // it (a lower bound; worker_loop.cc), else 0. Measured where
+  // preempted_ns is.
+  uint32_t stopped_ns = 0;
 };
 // The shortest op whose preemption is measured, and how often a worker
 // re-reads its run-queue wait before an op starts (the anchor the wait inside
 // a long op is measured from): one read per millisecond, ~0.2% of a CPU here.
 inline constexpr uint64_t kPreemptedFromNs = 500'000;
 inline constexpr uint64_t kPreemptAnchorNs = 1'000'000;
+// The shortest gap in a worker's awake wait that is looked at as a stop: one
+// turn of the wait takes ~50 ns spinning and ~1 µs yielding.
+inline constexpr uint64_t kStopFromNs = 5'000;
 
 // A single-producer single-consumer ring of op records.
 class alignas(64) OpLog {
@@ -110,8 +125,9 @@ class alignas(64) OpLog {
 // interval k (of `interval_ns` from the measured window's start), for the
 // ideal client and for what the run observed of the same ops.
 struct IdealInterval {
-  std::string ideal, observed, steady, own_cpu;  // Histogram::Encode()
+  std::string ideal, observed, steady, own_cpu, with_stops;  // Histogram::Encode()
   uint64_t preempted_ns = 0;                     // the sum of its ops' OpRecord::preempted_ns
+  uint64_t stopped_ns = 0;                       // and of their OpRecord::stopped_ns
 };
 
 class PlatformTimeline;
@@ -139,6 +155,8 @@ class IdealClient {
   const measure::Histogram& steady() const { return steady_; }
   // The own-CPU ideal client's (service times less the worker's run-queue wait in them).
   const measure::Histogram& own_cpu() const { return own_cpu_; }
+  // The ideal client's with the platform's stops before each op (OpRecord::stopped_ns).
+  const measure::Histogram& with_stops() const { return with_stops_; }
   // The workers' waits for a CPU measured inside those ops (OpRecord::preempted_ns), summed.
   uint64_t preempted_ns() const { return preempted_ns_; }
   // Per arrival interval, complete up to the last Advance()'s watermark.
@@ -157,14 +175,16 @@ class IdealClient {
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> free_at_;
   std::priority_queue<double, std::vector<double>, std::greater<>> steady_free_at_;  // the steady replay's
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> own_free_at_;  // the own-CPU replay's
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> stops_free_at_;  // the stops replay's
   const PlatformTimeline* timeline_;
   std::vector<OpRecord> pending_;  // sorted by intended start from head_ on
   size_t head_ = 0;
   std::vector<OpRecord> merged_;
-  measure::Histogram ideal_, observed_, steady_, own_cpu_;
+  measure::Histogram ideal_, observed_, steady_, own_cpu_, with_stops_;
   // The open arrival interval (index done_.size()) and its histograms.
-  measure::Histogram interval_ideal_, interval_observed_, interval_steady_, interval_own_cpu_;
+  measure::Histogram interval_ideal_, interval_observed_, interval_steady_, interval_own_cpu_, interval_with_stops_;
   uint64_t interval_preempted_ns_ = 0, preempted_ns_ = 0;
+  uint64_t interval_stopped_ns_ = 0;
   std::vector<IdealInterval> done_;
   uint64_t replayed_ = 0;
 };

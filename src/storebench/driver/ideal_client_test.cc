@@ -184,5 +184,43 @@ TEST(IdealClient, TheOwnCpuReplayLeavesOutTheWorkersWaitForItsCpu) {
   EXPECT_EQ(d.own_cpu().max(), 0u);
 }
 
+// One server, an op every 100 µs, 20 µs of service each. The worker, idle
+// and waiting for the op due at 300 µs, was stopped by the platform until
+// 2.3 ms (OpRecord::stopped_ns 2 ms): that op ran from 2.3 to 2.32 ms, and
+// op k (due at k·100 µs, k = 4..28) queued behind it and started at
+// 2.32 ms + (k − 4)·20 µs. The ideal client replays the service times only
+// (20 µs each, no queue); the stops replay holds the op back 2 ms and so
+// reproduces the run. Worked out by hand.
+TEST(IdealClient, TheStopsReplayHoldsAnOpBackByThePlatformsStopBeforeIt) {
+  IdealClient c(measure::HistogramOptions{}, 1, 0, 1'000'000'000);
+  std::vector<OpRecord> batch;
+  uint64_t free_at = 0;
+  for (uint64_t k = 0; k < 50; ++k) {
+    const uint64_t intended = k * 100 * kUs;
+    const uint32_t stopped = k == 3 ? 2'000 * kUs : 0;
+    const uint64_t start = std::max(intended + stopped, free_at);
+    batch.push_back({intended, start, start + 20 * kUs, 0, 0, stopped});
+    free_at = start + 20 * kUs;
+  }
+  c.Add(&batch);
+  c.Advance(UINT64_MAX);
+  EXPECT_EQ(c.ideal().max(), 20 * kUs) << "the ideal client replays service times only";
+  EXPECT_EQ(c.with_stops().max(), 2'020 * kUs);
+  EXPECT_EQ(c.with_stops().max(), c.observed().max()) << "the replay is what this run did";
+  EXPECT_EQ(c.with_stops().min(), 20 * kUs);
+  // The op due at 400 µs waited for the server until 2.32 ms: 1.94 ms of response.
+  EXPECT_NEAR(static_cast<double>(c.with_stops().ValueAtPercentile(100.0 * 49 / 50)), 1'940.0 * kUs,
+              1'940.0 * kUs / 1000) << "within the histogram's 3 significant digits";
+  EXPECT_DOUBLE_EQ(c.with_stops().mean(), c.observed().mean());
+  ASSERT_EQ(c.intervals().size(), 1u);
+  EXPECT_EQ(c.intervals()[0].stopped_ns, 2'000 * kUs);
+  // A stop while the server is busy anyway (the op could not have started) holds nothing back.
+  IdealClient d(measure::HistogramOptions{}, 1, 0, 1'000'000'000);
+  std::vector<OpRecord> busy = {{0, 0, 500 * kUs}, {100 * kUs, 500 * kUs, 520 * kUs, 0, 0, 300 * kUs}};
+  d.Add(&busy);
+  d.Advance(UINT64_MAX);
+  EXPECT_EQ(d.with_stops().max(), d.ideal().max());
+}
+
 }  // namespace
 }  // namespace storebench::driver

@@ -7,7 +7,7 @@ using measure::Clock;
 // The ideal client's totals and per-interval figures into `r`: groups merged;
 // arrival intervals past the last reported one (a remainder folded into it) go to it.
 // `waits_measured`: every worker measured its waits for a CPU inside its ops;
-// else the own-CPU replay is left out and the causes use the window's rate.
+// else the own-CPU and the stops replays are left out and the causes use the window's rate.
 void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, bool waits_measured, RunResult* r) {
   // Each replay (and the observed response of the same ops): the client's histogram,
   // its intervals' encoded histograms, and where the merge goes.
@@ -21,11 +21,13 @@ void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, bool 
       {&IdealClient::ideal, &IdealInterval::ideal, &IntervalStats::ideal, &RunResult::ideal},
       {&IdealClient::observed, &IdealInterval::observed, &IntervalStats::arrival_observed, &RunResult::ideal_observed},
       {&IdealClient::steady, &IdealInterval::steady, &IntervalStats::steady, &RunResult::steady},
-      {&IdealClient::own_cpu, &IdealInterval::own_cpu, &IntervalStats::own_cpu, &RunResult::own_cpu}};
+      {&IdealClient::own_cpu, &IdealInterval::own_cpu, &IntervalStats::own_cpu, &RunResult::own_cpu},
+      {&IdealClient::with_stops, &IdealInterval::with_stops, &IntervalStats::with_stops, &RunResult::with_stops}};
   const size_t n = r->intervals.size();
   bool any = false;
   for (const Kind& kind : kKinds) {
-    if (kind.run == &RunResult::own_cpu && !waits_measured) continue;
+    // Both need every worker's run-queue reads: without them neither is measured.
+    if ((kind.run == &RunResult::own_cpu || kind.run == &RunResult::with_stops) && !waits_measured) continue;
     measure::Histogram total(r->layout.histogram);
     std::vector<measure::Histogram> by_interval(n, measure::Histogram(r->layout.histogram));
     for (const auto& c : clients) {
@@ -45,8 +47,11 @@ void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, bool 
   if (!waits_measured || n == 0) return;
   for (const auto& c : clients)
     if (c)
-      for (size_t k = 0; k < c->intervals().size(); ++k)
-        r->intervals[std::min(k, n - 1)].cpu.preempted_in_ops_ns += c->intervals()[k].preempted_ns;
+      for (size_t k = 0; k < c->intervals().size(); ++k) {
+        CpuHeld& cpu = r->intervals[std::min(k, n - 1)].cpu;
+        cpu.preempted_in_ops_ns += c->intervals()[k].preempted_ns;
+        cpu.stopped_between_ops_ns += c->intervals()[k].stopped_ns;
+      }
 }
 
 void LoadRun::CollectLastInterval() {
@@ -147,7 +152,8 @@ void LoadRun::AddMetrics(const WorkerTotals& totals) {
                                  {"capacity_ns", held.capacity_ns},
                                  {"backlogged_ns", held.backlogged_ns},
                                  {"backlogged_runqueue_ns", held.backlogged_runqueue_ns},
-                                 {"preempted_in_ops_ns", held.preempted_in_ops_ns}})
+                                 {"preempted_in_ops_ns", held.preempted_in_ops_ns},
+                                 {"stopped_between_ops_ns", held.stopped_between_ops_ns}})
     m.Counter({"platform", "cpu_held", name}, ns, measure::Unit::kNanoseconds);
   for (const auto& [name, ns] : held.engine_threads)
     m.Counter({"platform", "cpu_held", "engine_threads", name}, ns, measure::Unit::kNanoseconds);

@@ -59,6 +59,7 @@ struct IntervalStats {
   Percentiles ideal, arrival_observed;
   Percentiles steady;  // the steady-platform ideal client's (ideal_client.h)
   Percentiles own_cpu;  // the own-CPU ideal client's (ideal_client.h)
+  Percentiles with_stops;  // the ideal client's with the platform's stops between ops (ideal_client.h)
   // The interval's histograms, lossless (Histogram::Encode()), so intervals of
   // several processes merge exactly.
   std::string response_histogram, service_histogram;
@@ -129,6 +130,8 @@ struct RunResult {
   std::optional<measure::Histogram> steady;
   // The own-CPU ideal client over the same ops (service times less the workers' run-queue waits in them).
   std::optional<measure::Histogram> own_cpu;
+  // The ideal client with the platform's stops its workers measured between ops (ideal_client.h).
+  std::optional<measure::Histogram> with_stops;
   int ideal_servers = 0;
   uint64_t ideal_dropped = 0;  // records a full log dropped: the replay is inexact when > 0
 

@@ -30,6 +30,8 @@ WaitPolicy WaitPolicyFor(WaitMode mode, uint64_t tail_ns, bool cpus_left, bool r
 }
 
 void Waiter::WaitTowards(const measure::Clock& clock, uint64_t deadline_ns, uint64_t max_sleep_ns) {
+  gap_ = {};
+  late_pending_ = false;
   uint64_t now = clock.NowNs();
   if (deadline_ns > now + window_ns_) {
     const uint64_t target = now + std::min(deadline_ns - now - window_ns_, max_sleep_ns);
@@ -56,17 +58,28 @@ void Waiter::WaitTowards(const measure::Clock& clock, uint64_t deadline_ns, uint
       }
       return;
     }
-    bool yielded = false;
-    for (; now < deadline_ns; now = clock.NowNs()) {
+    uint64_t before = 0;
+    while (now < deadline_ns) {
       sched_yield();
-      yielded = true;
+      before = now;
+      now = clock.NowNs();
     }
-    if (yielded && now - deadline_ns > window_ns_) {
-      ++late_yields_;
-      sleep_turns_ = kSleepTurns;
+    if (before == 0) return;
+    gap_ = {before, now};
+    if (now - deadline_ns > window_ns_) {
+      if (confirm_late_yields_)
+        late_pending_ = true;
+      else
+        YieldWasLate();
     }
   } else {
-    measure::SpinUntil(clock, deadline_ns);
+    uint64_t before = 0;
+    while (now < deadline_ns) {
+      measure::Pause();
+      before = now;
+      now = clock.NowNs();
+    }
+    if (before) gap_ = {before, now};
   }
 }
 

@@ -18,7 +18,12 @@
 // yield came back 2.6-3.1 ms late (docs/open-loop.md). So when a yielding
 // stretch ends later than the window (what a sleep would have cost), the
 // worker sleeps through its next kSleepTurns windows instead, then tries
-// yielding again.
+// yielding again. A yielding stretch is late for another reason too: the
+// platform stopped the CPU (a host that did not run the vCPU for a
+// millisecond), and sleeping would then only add a wake-up to the next stops.
+// A worker that can tell the two apart (its run-queue wait over the stretch)
+// confirms a late yield itself (`confirm_late_yields`): only another thread's
+// hold on the CPU turns the next windows into sleeps.
 //
 // Under a real-time policy (chrt) the window does not adapt: a real-time
 // thread's sleeps wake in time unless the kernel's real-time throttling
@@ -53,12 +58,34 @@ bool RunsRealtime();
 
 class Waiter {
  public:
-  explicit Waiter(const WaitPolicy& p) : p_(p), window_ns_(p.floor_ns), max_window_ns_(p.floor_ns) {}
+  // `confirm_late_yields`: a late yielding stretch only marks itself
+  // (late_yield_pending()); the caller decides with YieldWasLate().
+  explicit Waiter(const WaitPolicy& p, bool confirm_late_yields = false)
+      : p_(p), window_ns_(p.floor_ns), max_window_ns_(p.floor_ns), confirm_late_yields_(confirm_late_yields) {}
 
   // Waits towards `deadline_ns` (Clock ns): sleeps while it is more than the
   // window away, at most `max_sleep_ns` at once so the caller re-checks its
   // stop flag; returns after one sleep, or at the deadline after staying awake.
   void WaitTowards(const measure::Clock& clock, uint64_t deadline_ns, uint64_t max_sleep_ns);
+
+  // The last wait's final gap, when it ended awake at its deadline: the
+  // clock's last read before the deadline and its first read at or after it
+  // (both 0 when the wait slept or the deadline had passed already). One turn
+  // of the awake loop takes ~50 ns spinning and ~1 µs yielding; a gap far
+  // longer is time the worker, awake, did not run: another thread held its
+  // CPU (its run-queue wait says how long) or the platform stopped the CPU.
+  struct Gap {
+    uint64_t before_ns = 0, after_ns = 0;
+  };
+  Gap last_gap() const { return gap_; }
+  // The last wait was a yielding stretch that ended later than the window
+  // (only with confirm_late_yields; cleared by the next wait).
+  bool late_yield_pending() const { return late_pending_; }
+  // Another thread held the CPU through that lateness: sleep the next kSleepTurns windows.
+  void YieldWasLate() {
+    ++late_yields_;
+    sleep_turns_ = kSleepTurns;
+  }
 
   uint64_t window_ns() const { return window_ns_; }
   uint64_t max_window_ns() const { return max_window_ns_; }
@@ -75,6 +102,9 @@ class Waiter {
   uint64_t max_window_ns_;
   uint64_t sleeps_ = 0, late_sleeps_ = 0, late_yields_ = 0;
   uint32_t sleep_turns_ = 0;  // windows left to sleep through after a late yield
+  bool confirm_late_yields_;
+  bool late_pending_ = false;
+  Gap gap_;
 };
 
 }  // namespace storebench::driver

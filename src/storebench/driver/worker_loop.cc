@@ -32,6 +32,7 @@ class Loop {
       if (a_.measure_waits) runqueue_.emplace();  // on the worker's own thread: its schedstat
       if (runqueue_ && !runqueue_->ok()) runqueue_.reset();
       a_.progress->waits_measured.store(runqueue_.has_value(), std::memory_order_relaxed);
+      if (runqueue_) waiter_ = Waiter(a.timing->wait, /*confirm_late_yields=*/true);
     }
   }
 
@@ -102,6 +103,7 @@ class Loop {
         if (intended > now) {
           if (inflight_ && Reap(0)) continue;
           Wait(inflight_ ? std::min(intended, now + waiter_.window_ns()) : intended);
+          AfterWait(intended);
           continue;
         }
         if (free_.empty()) {
@@ -138,16 +140,18 @@ class Loop {
     policy_.BeginMeasuringAt(intended);
     uint32_t tag = free_.back();
     free_.pop_back();
-    slots_[tag] = {intended, now, true};
+    slots_[tag] = {intended, now, true, stopped_ns_};
     backend::Completion c;
     switch (a_.worker->Submit(tag, &c)) {
       case backend::SubmitResult::kCompleted:
         slots_[tag].busy = false;
         free_.push_back(tag);
-        Record(c, intended, now, clock_.NowNs());
+        Record(c, slots_[tag], clock_.NowNs());
+        stopped_ns_ = 0;
         break;
       case backend::SubmitResult::kQueued:
         ++inflight_;
+        stopped_ns_ = 0;
         break;
       case backend::SubmitResult::kBusy:
         slots_[tag].busy = false;
@@ -191,7 +195,7 @@ class Loop {
       // (until a stop: then the drain in Run() takes it). Busy: nothing
       // started; whatever the backend still had is reaped, and it is tried again.
       if (r == backend::SubmitResult::kQueued) {
-        slots_[0] = {start, start, true};
+        slots_[0] = {start, start, true, 0};
         free_.pop_back();  // Reap gives tag 0 back
         ++inflight_;
       }
@@ -213,6 +217,7 @@ class Loop {
     uint64_t intended_ns;
     uint64_t start_ns;
     bool busy;  // started and not yet completed
+    uint32_t stopped_ns;  // OpRecord::stopped_ns
   };
 
   // The lowest intended start this worker may still log: an arrival it holds,
@@ -293,12 +298,35 @@ class Loop {
     return static_cast<uint32_t>(std::min({waited > outside ? waited - outside : 0, end - start, uint64_t{UINT32_MAX}}));
   }
 
-  [[gnu::always_inline]] void Record(const backend::Completion& c, uint64_t intended, uint64_t start, uint64_t end) {
-    if (a_.log) a_.log->Push({intended, start, end, sched_getcpu(), PreemptedIn(start, end)});
+  // After a wait, with the run-queue reads: a gap in the wait that delayed
+  // the arrival at `intended` is split between the run-queue wait since the
+  // last read (another thread held the CPU, all of it taken out: a lower
+  // bound) and the rest, a stop of the platform's (OpRecord::stopped_ns). A
+  // late yielding stretch turns the next waits into sleeps only when the run
+  // queue explains its lateness (wait_policy.h). The read is the next anchor.
+  void AfterWait(uint64_t intended) {
+    const Waiter::Gap g = waiter_.last_gap();
+    const bool late = waiter_.late_yield_pending();
+    if (!late && (g.after_ns - g.before_ns < kStopFromNs || g.after_ns <= intended)) [[likely]] return;
+    MeasureGap(g, intended, late);
+  }
+  [[gnu::noinline]] void MeasureGap(const Waiter::Gap& g, uint64_t intended, bool late_yield) {
+    const uint64_t from_wait = anchor_wait_ns_;
+    Anchor();
+    const bool read = from_wait != UINT64_MAX && anchor_wait_ns_ != UINT64_MAX;
+    const uint64_t waited = read && anchor_wait_ns_ > from_wait ? anchor_wait_ns_ - from_wait : 0;
+    if (late_yield && (!read || waited >= waiter_.window_ns())) waiter_.YieldWasLate();
+    const uint64_t late = g.after_ns > intended ? g.after_ns - std::max(g.before_ns, intended) : 0;
+    if (read && late >= kStopFromNs && late > waited)
+      stopped_ns_ = static_cast<uint32_t>(std::min<uint64_t>(stopped_ns_ + (late - waited), UINT32_MAX));
+  }
+
+  [[gnu::always_inline]] void Record(const backend::Completion& c, const Slot& s, uint64_t end) {
+    if (a_.log) a_.log->Push({s.intended_ns, s.start_ns, end, sched_getcpu(), PreemptedIn(s.start_ns, end), s.stopped_ns});
     if (open_)
-      policy_.RecordOpen(c.kind, c.outcome, c.bytes, intended, start, end);
+      policy_.RecordOpen(c.kind, c.outcome, c.bytes, s.intended_ns, s.start_ns, end);
     else
-      policy_.RecordClosed(c.kind, c.outcome, c.bytes, start, end);
+      policy_.RecordClosed(c.kind, c.outcome, c.bytes, s.start_ns, end);
   }
 
   size_t Reap(size_t min) {
@@ -307,8 +335,7 @@ class Loop {
     uint64_t end = clock_.NowNs();
     for (size_t i = 0; i < n; ++i) {
       const backend::Completion& c = completions_[i];
-      const Slot& s = slots_[c.tag];
-      Record(c, s.intended_ns, s.start_ns, end);
+      Record(c, slots_[c.tag], end);
       slots_[c.tag].busy = false;
       free_.push_back(static_cast<uint32_t>(c.tag));
     }
@@ -335,6 +362,7 @@ class Loop {
   uint64_t after_end_ns_ = 0;                      // and how long after that end it was taken
   bool held_ = false;
   uint64_t held_rel_ = 0;
+  uint32_t stopped_ns_ = 0;  // OpRecord::stopped_ns of the next op to start
 };
 
 }  // namespace

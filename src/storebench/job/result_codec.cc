@@ -93,7 +93,8 @@ nlohmann::json EncodeCpuHeld(const driver::CpuHeld& c) {
   return {{"workers_ns", c.workers_ns}, {"engine_ns", c.engine_ns}, {"client_ns", c.client_ns},
           {"others_ns", c.others_ns},   {"steal_ns", c.steal_ns},   {"capacity_ns", c.capacity_ns},
           {"backlogged_ns", c.backlogged_ns}, {"backlogged_runqueue_ns", c.backlogged_runqueue_ns},
-          {"preempted_in_ops_ns", c.preempted_in_ops_ns}, {"engine_threads", c.engine_threads}};
+          {"preempted_in_ops_ns", c.preempted_in_ops_ns}, {"stopped_between_ops_ns", c.stopped_between_ops_ns},
+          {"engine_threads", c.engine_threads}};
 }
 
 driver::CpuHeld DecodeCpuHeld(const nlohmann::json& j) {
@@ -108,6 +109,7 @@ driver::CpuHeld DecodeCpuHeld(const nlohmann::json& j) {
   c.backlogged_ns = j.value("backlogged_ns", uint64_t{0});
   c.backlogged_runqueue_ns = j.value("backlogged_runqueue_ns", uint64_t{0});
   c.preempted_in_ops_ns = j.value("preempted_in_ops_ns", uint64_t{0});
+  c.stopped_between_ops_ns = j.value("stopped_between_ops_ns", uint64_t{0});
   if (j.contains("engine_threads")) c.engine_threads = j.at("engine_threads").get<std::map<std::string, uint64_t>>();
   return c;
 }
@@ -209,6 +211,7 @@ nlohmann::json EncodeRunResult(const driver::RunResult& r) {
           {"ideal_observed", r.ideal_observed ? r.ideal_observed->Encode() : std::string()},
           {"steady", r.steady ? r.steady->Encode() : std::string()},
           {"own_cpu", r.own_cpu ? r.own_cpu->Encode() : std::string()},
+          {"with_stops", r.with_stops ? r.with_stops->Encode() : std::string()},
           {"ideal_servers", r.ideal_servers},
           {"ideal_dropped", r.ideal_dropped},
           {"metrics", EncodeMetrics(r.metrics)}};
@@ -304,7 +307,8 @@ StatusOr<driver::RunResult> DecodeRunResult(const nlohmann::json& j) {
     r.open_loop = j.at("open_loop").get<bool>();
     r.offered_ops = j.value("offered_ops", 0.0);
     for (auto [key, into] : {std::pair{"ideal", &r.ideal}, std::pair{"ideal_observed", &r.ideal_observed},
-                             std::pair{"steady", &r.steady}, std::pair{"own_cpu", &r.own_cpu}}) {
+                             std::pair{"steady", &r.steady}, std::pair{"own_cpu", &r.own_cpu},
+                             std::pair{"with_stops", &r.with_stops}}) {
       const std::string text = j.value(key, std::string());
       if (text.empty()) continue;
       auto h = DecodeHistogram(text, key);
@@ -371,9 +375,10 @@ Status MergeRunResults(driver::RunResult* into, const driver::RunResult& other) 
   into->offered_ops += other.offered_ops;
   const bool had_ideal = into->ideal.has_value();  // false: `into` is still empty
   for (auto [a, b] : {std::pair{&into->ideal, &other.ideal}, std::pair{&into->ideal_observed, &other.ideal_observed},
-                      std::pair{&into->steady, &other.steady}, std::pair{&into->own_cpu, &other.own_cpu}}) {
+                      std::pair{&into->steady, &other.steady}, std::pair{&into->own_cpu, &other.own_cpu},
+                      std::pair{&into->with_stops, &other.with_stops}}) {
     // A figure only some processes have would be of part of the ops: kept only when every one has it.
-    if (a == &into->own_cpu && had_ideal && a->has_value() != b->has_value()) {
+    if ((a == &into->own_cpu || a == &into->with_stops) && had_ideal && a->has_value() != b->has_value()) {
       a->reset();
       continue;
     }

@@ -22,13 +22,16 @@ inline void SleepUntil(const Clock& clock, uint64_t deadline_ns) {
   }
 }
 
+// One turn of a spin: tells the core the thread is waiting.
+inline void Pause() {
+#if defined(__x86_64__)
+  _mm_pause();
+#endif
+}
+
 // Spins until `deadline_ns`.
 inline void SpinUntil(const Clock& clock, uint64_t deadline_ns) {
-  while (clock.NowNs() < deadline_ns) {
-#if defined(__x86_64__)
-    _mm_pause();
-#endif
-  }
+  while (clock.NowNs() < deadline_ns) Pause();
 }
 
 }  // namespace storebench::measure

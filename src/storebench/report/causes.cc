@@ -54,25 +54,29 @@ double CpuWaitShare(const driver::CpuHeld& cpu) {
 }
 
 TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait,
-                     std::optional<uint64_t> steady_ns, std::optional<uint64_t> own_cpu_ns) {
+                     std::optional<uint64_t> steady_ns, std::optional<uint64_t> own_cpu_ns,
+                     std::optional<uint64_t> with_stops_ns) {
   TailCauses t;
   t.known = true;
   t.observed_ns = observed_ns;
   t.ideal_ns = ideal_ns;
   t.own_cpu_ns = own_cpu_ns.value_or(ideal_ns);
   t.steady_ns = steady_ns.value_or(t.own_cpu_ns);
+  t.with_stops_ns = std::max(with_stops_ns.value_or(ideal_ns), ideal_ns);
   t.cpu_wait = std::clamp(cpu_wait, 0.0, 1.0);
   if (observed_ns == 0) {
     t.queueing = 1;
     return t;
   }
   const double observed = static_cast<double>(observed_ns);
-  const uint64_t ideal = std::min(ideal_ns, observed_ns), own = std::min(t.own_cpu_ns, ideal);
+  const uint64_t stopped = std::min(t.with_stops_ns, observed_ns);
+  const uint64_t ideal = std::min(ideal_ns, stopped), own = std::min(t.own_cpu_ns, ideal);
   const uint64_t steady = std::min(t.steady_ns, own);
   t.queueing = (1 - t.cpu_wait) * static_cast<double>(steady) / observed;
   t.platform_speed = (1 - t.cpu_wait) * static_cast<double>(own - steady) / observed;
-  t.platform = t.platform_speed;
-  const double added = 1 - t.queueing - t.platform_speed;
+  t.platform_stops = static_cast<double>(stopped - ideal) / observed;
+  t.platform = t.platform_speed + t.platform_stops;
+  const double added = std::max(0.0, 1 - t.queueing - t.platform);
   const double sum = w.engine + w.client + w.platform;
   if (sum <= 0) {
     t.platform += added;
@@ -112,15 +116,18 @@ RunCauses CausesOf(const driver::RunResult& r) {
                      r.metrics.Value({"platform", "speed", "work_ns"}).value_or(0);
   const CauseWeights w = WeightsOf(cpu, WorkersOf(r), WorkerCpusOf(r), std::max(0.0, lost));
   const bool steady = r.steady && r.steady->count(), own = r.own_cpu && r.own_cpu->count();
+  const bool stops = r.with_stops && r.with_stops->count();
   // The workers' waits for a CPU measured per op are out of the own-CPU and
   // steady replays; f, the window's rate, covers the rest (CpuWaitShare).
   const double f = CpuWaitShare(cpu);
   c.p99 = Attribute(r.ideal_observed->ValueAtPercentile(99), r.ideal->ValueAtPercentile(99), w, f,
                     steady ? std::optional<uint64_t>(r.steady->ValueAtPercentile(99)) : std::nullopt,
-                    own ? std::optional<uint64_t>(r.own_cpu->ValueAtPercentile(99)) : std::nullopt);
+                    own ? std::optional<uint64_t>(r.own_cpu->ValueAtPercentile(99)) : std::nullopt,
+                    stops ? std::optional<uint64_t>(r.with_stops->ValueAtPercentile(99)) : std::nullopt);
   c.max = Attribute(r.ideal_observed->max(), r.ideal->max(), w, f,
                     steady ? std::optional<uint64_t>(r.steady->max()) : std::nullopt,
-                    own ? std::optional<uint64_t>(r.own_cpu->max()) : std::nullopt);
+                    own ? std::optional<uint64_t>(r.own_cpu->max()) : std::nullopt,
+                    stops ? std::optional<uint64_t>(r.with_stops->max()) : std::nullopt);
   // The max is one op: its causes are those of the interval it arrived in
   // (that interval's CPU held, run-queue share and platform speed), not the
   // whole run's, where a burst of contention is diluted by quiet seconds.
@@ -139,14 +146,16 @@ RunCauses IntervalCauses(const driver::RunResult& r, const driver::IntervalStats
   if (!st.has_ideal || st.arrival_observed.max == 0) return c;
   const double lost = static_cast<double>(st.platform.span_ns) - static_cast<double>(st.platform.work_ns);
   const CauseWeights w = WeightsOf(st.cpu, WorkersOf(r), WorkerCpusOf(r), std::max(0.0, lost));
-  const bool steady = st.steady.max > 0, own = st.own_cpu.max > 0;
+  const bool steady = st.steady.max > 0, own = st.own_cpu.max > 0, stops = st.with_stops.max > 0;
   const double f = CpuWaitShare(st.cpu);
   c.p99 = Attribute(st.arrival_observed.p99, st.ideal.p99, w, f,
                     steady ? std::optional<uint64_t>(st.steady.p99) : std::nullopt,
-                    own ? std::optional<uint64_t>(st.own_cpu.p99) : std::nullopt);
+                    own ? std::optional<uint64_t>(st.own_cpu.p99) : std::nullopt,
+                    stops ? std::optional<uint64_t>(st.with_stops.p99) : std::nullopt);
   c.max = Attribute(st.arrival_observed.max, st.ideal.max, w, f,
                     steady ? std::optional<uint64_t>(st.steady.max) : std::nullopt,
-                    own ? std::optional<uint64_t>(st.own_cpu.max) : std::nullopt);
+                    own ? std::optional<uint64_t>(st.own_cpu.max) : std::nullopt,
+                    stops ? std::optional<uint64_t>(st.with_stops.max) : std::nullopt);
   return c;
 }
 

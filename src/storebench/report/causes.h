@@ -21,7 +21,12 @@
 //                       platform stretched (slow or stopped CPUs, measured by
 //                       the platform meter), and the queue they built
 // and the rest is split as below (the platform's share of it adds to the
-// platform's). Without the meter N = I, and this is the former definition:
+// platform's). The ideal client with the platform's stops P_q (the stops
+// the workers measured while they waited, awake, for an arrival) is at least
+// I_q; with P = min(P_q, R_q) and I = min(I_q, P):
+//   platform (stops)  = (P − I) / R_q: the starts the platform's stops delayed
+//                       between ops, where the meter does not see them
+// Without the meter N = I, and this is the former definition:
 // queueing = (1 − f) · min(I_q, R_q) / R_q,
 // where f is the share of the time the workers had arrivals waiting for them
 // that they spent on the run queue (CpuHeld::backlogged_*, sampled every 20 ms
@@ -57,9 +62,11 @@ struct TailCauses {
   uint64_t observed_ns = 0, ideal_ns = 0;
   uint64_t steady_ns = 0;  // the steady-platform ideal client's (= own_cpu_ns without the meter)
   uint64_t own_cpu_ns = 0;  // the own-CPU ideal client's (= ideal_ns without per-op preemption)
+  uint64_t with_stops_ns = 0;  // the ideal client's with the platform's stops between ops (>= ideal_ns)
   double cpu_wait = 0;  // f: the workers' run-queue wait over their backlogged time
   double queueing = 0, engine = 0, client = 0, platform = 0;
   double platform_speed = 0;  // of `platform`, the part the meter measured in the service times
+  double platform_stops = 0;  // of `platform`, the part the workers' stops between ops delayed
   // "queueing", "engine", "client" or "platform": the largest share (ties in that order).
   const char* largest() const;
   double share(const char* cause) const;
@@ -85,7 +92,8 @@ CauseWeights WeightsOf(const driver::CpuHeld& cpu, double workers, double worker
 double CpuWaitShare(const driver::CpuHeld& cpu);
 TailCauses Attribute(uint64_t observed_ns, uint64_t ideal_ns, const CauseWeights& w, double cpu_wait = 0,
                      std::optional<uint64_t> steady_ns = std::nullopt,
-                     std::optional<uint64_t> own_cpu_ns = std::nullopt);
+                     std::optional<uint64_t> own_cpu_ns = std::nullopt,
+                     std::optional<uint64_t> with_stops_ns = std::nullopt);
 
 // The run's CPU held, from its metrics (platform.cpu_held.*).
 driver::CpuHeld RunCpuHeld(const driver::RunResult& r);

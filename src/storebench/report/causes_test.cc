@@ -156,5 +156,27 @@ TEST(Causes, TheWorkersWaitsForTheirCpuInsideOpsGoToTheCpusHolders) {
   EXPECT_DOUBLE_EQ(same.platform_speed, 0);
 }
 
+// observed 1000, ideal 400, the ideal client with the platform's stops 700:
+// the stops the workers measured between ops held starts back by 300 of the
+// 1000, the platform's; the 300 left (observed − with_stops) is split by CPU
+// held (here all the client's); queueing 400. Worked out by hand.
+TEST(Causes, TheStopsBetweenOpsGoToThePlatform) {
+  const TailCauses t = Attribute(1000, 400, CauseWeights{0, 1, 0}, 0, std::nullopt, std::nullopt, 700);
+  EXPECT_DOUBLE_EQ(t.queueing, 0.4);
+  EXPECT_DOUBLE_EQ(t.platform_stops, 0.3);
+  EXPECT_DOUBLE_EQ(t.platform, 0.3);
+  EXPECT_DOUBLE_EQ(t.client, 0.3);
+  EXPECT_EQ(t.with_stops_ns, 700u);
+  EXPECT_DOUBLE_EQ(t.queueing + t.engine + t.client + t.platform, 1);
+  // A stops replay above the observed tail is the observed tail: nothing is left to split.
+  const TailCauses all = Attribute(1000, 400, CauseWeights{0, 1, 0}, 0, std::nullopt, std::nullopt, 5000);
+  EXPECT_DOUBLE_EQ(all.platform_stops, 0.6);
+  EXPECT_DOUBLE_EQ(all.client, 0);
+  // Without the replay (no run-queue reads), the former definition.
+  const TailCauses none = Attribute(1000, 400, CauseWeights{0, 1, 0});
+  EXPECT_DOUBLE_EQ(none.platform_stops, 0);
+  EXPECT_DOUBLE_EQ(none.client, 0.6);
+}
+
 }  // namespace
 }  // namespace storebench::report

@@ -89,6 +89,9 @@ std::string SpeedLine(const driver::RunResult& r) {
                        slowest->t_s);
     s += fmt::format(", below {:.1f} for {:.1f}% of the time, stopped {}", driver::kSlowSpeed, 100 * p.slow_share,
                      Ns(static_cast<double>(p.stopped_ns)));
+    // Seen by the workers themselves, between ops (ideal_client.h, OpRecord::stopped_ns).
+    if (const auto between = m.Value({"platform", "cpu_held", "stopped_between_ops_ns"}))
+      s += fmt::format(" (and {} between ops, seen by the workers)", Ns(*between));
     // Reported beside the speed, not in it: docs/platform.md, "Which unit".
     s += fmt::format(", core contention: lookup-heavy work ran at {:.2f} of its calibrated speed (slowest {:.2f})",
                      p.contention_mean, p.contention_min);

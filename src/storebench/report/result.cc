@@ -30,8 +30,9 @@ nlohmann::json OutcomesJson(const measure::RecorderLayout& layout, const std::ve
 
 nlohmann::json TailCausesJson(const TailCauses& t) {
   return {{"observed_ns", t.observed_ns}, {"ideal_ns", t.ideal_ns}, {"steady_ns", t.steady_ns},
-          {"own_cpu_ns", t.own_cpu_ns},   {"cpu_wait", t.cpu_wait},       {"queueing", t.queueing}, {"engine", t.engine},
-          {"client", t.client},           {"platform", t.platform}, {"platform_speed", t.platform_speed},
+          {"own_cpu_ns", t.own_cpu_ns},   {"with_stops_ns", t.with_stops_ns}, {"cpu_wait", t.cpu_wait},
+          {"queueing", t.queueing},       {"engine", t.engine},               {"client", t.client},
+          {"platform", t.platform},       {"platform_speed", t.platform_speed}, {"platform_stops", t.platform_stops},
           {"largest", t.largest()}};
 }
 
@@ -116,6 +117,7 @@ nlohmann::json PhaseLatencyJson(const driver::RunResult& r) {
     latency["ideal"]["dropped_ops"] = r.ideal_dropped;
     if (r.steady && r.steady->count()) latency["steady"] = LatencyJson(*r.steady);
     if (r.own_cpu && r.own_cpu->count()) latency["own_cpu"] = LatencyJson(*r.own_cpu);
+    if (r.with_stops && r.with_stops->count()) latency["with_stops"] = LatencyJson(*r.with_stops);
     const ClientAdded added = ClientAddedOf(*r.ideal_observed, *r.ideal);
     latency["client_added"] = {{"p50_ns", added.p50}, {"p99_ns", added.p99}, {"p999_ns", added.p999},
                                {"max_ns", added.max}};
@@ -139,15 +141,16 @@ nlohmann::json ScheduleJson(const driver::RunResult& r) {
 
 nlohmann::json CausesJson(const RunCauses& causes) {
   return {{"definition",
-           "shares of the open loop's response tail: with I = min(ideal, observed), O = min(own_cpu, I) and "
-           "S = min(steady, O), queueing = (1 - cpu_wait) * S / observed (the steady-platform ideal client's tail "
+           "shares of the open loop's response tail: with P = min(with_stops, observed), I = min(ideal, P), "
+           "O = min(own_cpu, I) and S = min(steady, O), queueing = (1 - cpu_wait) * S / observed (the steady-platform ideal client's tail "
            "over the same ops: service times as the work the CPU could do at its calibrated speed, less the worker's "
            "own run-queue wait in each op; cpu_wait, the share of the time the workers had arrivals waiting that they "
            "spent on the run queue beyond the waits measured inside ops); platform_speed = (1 - cpu_wait) * "
            "(O - S) / observed (what the platform meter's slow or stopped CPUs added to the service times and their "
-           "queue); the rest (I - O, the waits for a CPU inside ops, and observed - I) split among engine, client and "
-           "platform by the CPU time each held on the workers' CPUs in the window (platform.cpu_held); platform "
-           "includes platform_speed"},
+           "queue); platform_stops = (P - I) / observed (the starts delayed by the platform's stops that the workers "
+           "measured while they waited, awake, for an arrival); the rest (I - O, the waits for a CPU inside ops, and "
+           "observed - P) split among engine, client and platform by the CPU time each held on the workers' CPUs in "
+           "the window (platform.cpu_held); platform includes platform_speed and platform_stops"},
           {"p99", TailCausesJson(causes.p99)},
           {"max", TailCausesJson(causes.max)}};
 }
@@ -218,6 +221,7 @@ StatusOr<nlohmann::json> IntervalJson(const driver::RunResult& r, const driver::
     i["ideal"] = PercentilesJson(st.ideal);
     if (st.steady.max) i["steady"] = PercentilesJson(st.steady);
     if (st.own_cpu.max) i["own_cpu"] = PercentilesJson(st.own_cpu);
+    if (st.with_stops.max) i["with_stops"] = PercentilesJson(st.with_stops);
     i["client_added_p99_ns"] = static_cast<int64_t>(st.arrival_observed.p99) - static_cast<int64_t>(st.ideal.p99);
     if (const RunCauses c = IntervalCauses(r, st); c.p99.known)
       i["causes"] = {{"p99", TailCausesJson(c.p99)}, {"max", TailCausesJson(c.max)}};

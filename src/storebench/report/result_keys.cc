@@ -51,6 +51,9 @@ constexpr ResultKey kKeys[] = {
     {"latency.own_cpu", kLatency, "open loop: the own-CPU ideal client's response times (the ideal client with each "
                                   "service time less the worker's own run-queue wait in it: another thread held its "
                                   "CPU; measured for ops of 0.5 ms or longer)"},
+    {"latency.with_stops", kLatency, "open loop: the ideal client's response times with the platform's stops "
+                                     "between ops (each op also held back by the time its worker, awake and "
+                                     "waiting for its arrival, did not run while no other thread held its CPU)"},
     {"latency.ideal.servers", kValue, "the ideal client's servers: the workers' threads times their queue depth"},
     {"latency.ideal.exact", kValue, "false when the ideal client's op log overflowed"},
     {"latency.ideal.dropped_ops", kValue, "ops the ideal client's log could not hold"},
@@ -177,6 +180,8 @@ constexpr ResultKey kKeys[] = {
                                          "response time of the ops that arrived in it"},
     {"intervals[].own_cpu", kPercentiles, "open loop: the own-CPU ideal client's response time of the ops that "
                                           "arrived in it"},
+    {"intervals[].with_stops", kPercentiles, "open loop: the ideal client's with the platform's stops, response "
+                                             "time of the ops that arrived in it"},
     {"intervals[].effective_load", kValue, "two-phase phase 2: offered ÷ (phase 1's capacity × the platform's speed "
                                            "in it): the load the engine really saw"},
     {"intervals[].platform.speed", kValue, "the platform's mean speed in it (null without the meter)"},
@@ -239,11 +244,12 @@ constexpr ResultKey kKeys[] = {
 constexpr const char* kLatencyKeys[] = {"count", "min_ns", "mean_ns", "stddev_ns", "p50_ns", "p90_ns",
                                         "p99_ns", "p999_ns", "p9999_ns", "max_ns", "saturated", "histogram"};
 constexpr const char* kPercentileKeys[] = {"p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns"};
-constexpr const char* kCauseKeys[] = {"queueing", "engine", "client", "platform", "platform_speed", "largest",
-                                      "cpu_wait", "ideal_ns", "steady_ns", "own_cpu_ns", "observed_ns"};
+constexpr const char* kCauseKeys[] = {"queueing",  "engine",   "client",    "platform",   "platform_speed",
+                                      "platform_stops", "largest", "cpu_wait", "ideal_ns", "steady_ns",
+                                      "own_cpu_ns", "with_stops_ns", "observed_ns"};
 constexpr const char* kCpuHeldKeys[] = {"workers_ns", "engine_ns", "engine_threads", "client_ns", "others_ns",
                                         "steal_ns", "capacity_ns", "backlogged_ns", "backlogged_runqueue_ns",
-                                        "preempted_in_ops_ns"};
+                                        "preempted_in_ops_ns", "stopped_between_ops_ns"};
 
 std::vector<std::string_view> Split(std::string_view path) {
   std::vector<std::string_view> parts;
@@ -335,16 +341,19 @@ std::string ResultKeysMarkdown() {
   s += "* **Percentiles**: " + list(kPercentileKeys) + ".\n";
   s += "* **Tail causes**: " + list(kCauseKeys) +
        ": the shares (0 to 1, summing to 1) of queueing behind the engine, the engine's threads, the client and the "
-       "platform; of the platform's, `platform_speed`, the part the platform meter measured in the service times; the "
-       "largest one's name; the share of the backlogged time the workers spent on the run queue beyond the waits "
+       "platform; of the platform's, `platform_speed`, the part the platform meter measured in the service times, and "
+       "`platform_stops`, the part the platform's stops between ops delayed (measured by the workers while they "
+       "waited, awake); the largest one's name; the share of the backlogged time the workers spent on the run queue beyond the waits "
        "measured inside ops (those are out of the replays already); the ideal client's, the steady-platform ideal "
-       "client's, the own-CPU ideal client's and the observed value of that percentile.\n";
+       "client's, the own-CPU ideal client's, the ideal client's with the platform's stops and the observed value of "
+       "that percentile.\n";
   s += "* **CPU held**: " + list(kCpuHeldKeys) +
        ": CPU time of the workers, the engine's threads (and per thread name under `engine_threads`), the client's "
        "own threads, other processes on the workers' CPUs, steal, and the CPUs' capacity over the window; "
        "`backlogged_ns` is the time workers had arrivals waiting and `backlogged_runqueue_ns` the part of it they "
        "spent on the run queue; `preempted_in_ops_ns` the workers' waits for a CPU measured inside ops of 0.5 ms "
-       "or longer that arrived in the window.\n";
+       "or longer that arrived in the window; `stopped_between_ops_ns` the platform's stops the workers measured "
+       "while they waited, awake, for those ops (gaps in the wait that no other thread's hold on the CPU explains).\n";
   s += "* **Outcomes**: ops per outcome name: `ok`, `not_found`, and `error` or `error:REASON` (`error:io`, "
        "`error:verify`, RocksDB's status codes such as `error:Busy`).\n";
   return s;
