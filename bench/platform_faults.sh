@@ -219,11 +219,13 @@ for c in cases:
                 why = open(p[:-5] + ".why").read().strip()
                 verdict = f"set aside: the platform dipped ({why})"
             elif kind == "platform":
-                ok = ca["p99"]["largest"] == "platform" and ca["max"]["largest"] == "platform"
-                verdict = "as expected" if ok else "NOT as expected"
-                if quiet and ca["p99"]["observed_ns"] <= 1.2 * quiet["p99"]["observed_ns"] \
-                        and ca["max"]["observed_ns"] <= 1.2 * quiet["max"]["observed_ns"]:
-                    verdict = "no tail to place"
+                # With a run without the fault, a quantile the fault did not raise by more than 1.2x
+                # holds no tail of the fault's to place: only the others are judged.
+                made = [q for q in ("p99", "max")
+                        if not quiet or ca[q]["observed_ns"] > 1.2 * quiet[q]["observed_ns"]]
+                ok = all(ca[q]["largest"] == "platform" for q in made)
+                verdict = ("no tail to place" if not made else
+                           ("as expected" if ok else "NOT as expected") + ("" if len(made) == 2 else f" (at {made[0]} only)"))
                 reach = f"{out}/{c}-reach-{r}"
                 if os.path.exists(reach):
                     alone, beside = (float(x) for x in open(reach).read().split())

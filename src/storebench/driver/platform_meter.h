@@ -62,7 +62,7 @@ struct MeterTick {
   uint64_t woke_ns = 0;     // Clock ns at which the meter woke
   uint64_t stopped_ns = 0;  // the stop that ended at woke_ns (definition above)
   uint32_t cpu_unit_ns = 0, mem_unit_ns = 0;  // the two units' measured times (faster repetition)
-  uint32_t contention_unit_ns = 0;             // the contention unit's (faster repetition)
+  uint32_t contention_unit_ns = 0;             // the contention unit's (faster repetition; 0: not run this tick)
 };
 
 // The stop a late wake-up shows (the definition above), for a thread that

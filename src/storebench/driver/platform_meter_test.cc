@@ -25,11 +25,15 @@ TEST(PlatformMeter, TicksComeAtItsPaceWithCalibratedUnits) {
   }
   meter.Stop();
   for (size_t i = 1; i < ticks.size(); ++i) EXPECT_GT(ticks[i].woke_ns, ticks[i - 1].woke_ns);
+  size_t contention = 0;
   for (const MeterTick& t : ticks) {
     EXPECT_GT(t.cpu_unit_ns, 0u);
     EXPECT_GT(t.mem_unit_ns, 0u);
-    EXPECT_GT(t.contention_unit_ns, 0u);
+    contention += t.contention_unit_ns > 0;
   }
+  // The contention unit runs on every 4th tick, the first one included.
+  EXPECT_GT(ticks.front().contention_unit_ns, 0u);
+  EXPECT_EQ(contention, (ticks.size() + 3) / 4);
   EXPECT_GT(meter.calibration().contention_unit_ns, 0u);
   EXPECT_GT(meter.CpuNs(), 0u);
   EXPECT_EQ(meter.dropped(), 0u);

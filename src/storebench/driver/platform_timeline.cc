@@ -60,8 +60,9 @@ void PlatformTimeline::Add(size_t i, const MeterTick& t) {
   const double unit_speed = t.cpu_unit_ns ? std::min(1.0, static_cast<double>(cal.cpu_unit_ns) / t.cpu_unit_ns) : 1.0;
   const double speed = unit_speed > 1 - std::max(cal.cpu_noise, kCountedSlowdown) ? 1.0 : unit_speed;
   const double mem = t.mem_unit_ns ? std::min(1.0, static_cast<double>(cal.mem_unit_ns) / t.mem_unit_ns) : 1.0;
-  const double contention =
-      t.contention_unit_ns ? std::min(1.0, static_cast<double>(cal.contention_unit_ns) / t.contention_unit_ns) : 1.0;
+  if (t.contention_unit_ns)
+    m.contention = std::min(1.0, static_cast<double>(cal.contention_unit_ns) / t.contention_unit_ns);
+  const double contention = m.contention;
   const double run_work = speed * static_cast<double>(span - stop);
   m.work_ns += run_work;
   m.points.push_back({t.woke_ns - stop, m.work_ns});
@@ -75,7 +76,7 @@ void PlatformTimeline::Add(size_t i, const MeterTick& t) {
   window_.speed_min = MinSpeed(window_.speed_min, unit_speed);
   window_.memory_speed_min = MinSpeed(window_.memory_speed_min, mem);
   window_.contention_work_ns += static_cast<uint64_t>(contention * static_cast<double>(span - stop));
-  window_.contention_speed_min = MinSpeed(window_.contention_speed_min, contention);
+  if (t.contention_unit_ns) window_.contention_speed_min = MinSpeed(window_.contention_speed_min, contention);
   ++window_.ticks;
 }
 

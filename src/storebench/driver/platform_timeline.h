@@ -94,6 +94,7 @@ class PlatformTimeline {
     int cpu = -1;
     uint64_t last_ns = 0;
     double work_ns = 0;
+    double contention = 1;  // the last contention unit's speed: it holds until the next tick that runs it
     std::vector<Point> points;  // from head on
     size_t head = 0;
   };

@@ -146,6 +146,16 @@ TEST(PlatformTimeline, TheContentionUnitIsReportedOverTheTimeTheMeterRan) {
   PlatformFigures both = f;
   both.AddProcess(f);
   EXPECT_DOUBLE_EQ(both.contention_speed(), 14.0 / 18.0);
+  // A tick that did not run the unit (0) keeps the last speed it measured and is no minimum.
+  PlatformTimeline held({0}, MeterCalibration{{kNominal, kNominal, kNominal}, {}, 0}, 0);
+  held.Add(0, MeterTick{10 * kMs, 0, kNominal, kNominal, 2 * kNominal});
+  held.Add(0, MeterTick{20 * kMs, 0, kNominal, kNominal, 0});
+  const PlatformFigures h = held.TakeWindow();
+  EXPECT_EQ(h.contention_work_ns, 10 * kMs);
+  EXPECT_DOUBLE_EQ(h.contention_speed_min, 0.5);
+  PlatformTimeline first({0}, MeterCalibration{{kNominal, kNominal, kNominal}, {}, 0}, 0);
+  first.Add(0, MeterTick{10 * kMs, 0, kNominal, kNominal, 0});
+  EXPECT_EQ(first.TakeWindow().contention_work_ns, 10 * kMs) << "before any sample: speed 1";
 }
 
 // An op on a CPU with a meter uses that meter's timeline; an unknown CPU the mean.
