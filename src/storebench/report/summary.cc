@@ -208,19 +208,21 @@ std::string CauseNote(const driver::RunResult& r, const RunCauses& c, const driv
   const double workers = r.metrics.Value({"workers", "threads"}).value_or(1);
   const double worker_cpus = r.metrics.Value({"workers", "cpus"}).value_or(workers);
   std::string s;
+  // A largest share below half of the tail is said to be only the largest.
+  const std::string_view lead = t.share(largest.c_str()) < 0.5 ? ", the largest of four shares" : "";
   if (largest == "queueing") {
-    s = fmt::format("the response tail is queueing behind the engine: {} of p99 {} is what an ideal client, with no "
+    s = fmt::format("the response tail is queueing behind the engine{}: {} of p99 {} is what an ideal client, with no "
                     "client in between, also waits (its p99 {}, service p99 {})",
-                    Pct(t.queueing), p99, ideal, FormatDurationNs(static_cast<double>(service99)));
+                    lead, Pct(t.queueing), p99, ideal, FormatDurationNs(static_cast<double>(service99)));
   } else if (largest == "engine") {
-    s = fmt::format("the response tail is the engine's threads holding the CPU: {} of p99 {} was added while the "
+    s = fmt::format("the response tail is the engine's threads holding the CPU{}: {} of p99 {} was added while the "
                     "workers waited {} for a CPU and the engine's threads ran {} ({}); an ideal client has p99 {}",
-                    Pct(t.engine), p99, FormatDurationNs(runqueue), FormatDurationNs(static_cast<double>(cpu.engine_ns)),
+                    lead, Pct(t.engine), p99, FormatDurationNs(runqueue), FormatDurationNs(static_cast<double>(cpu.engine_ns)),
                     EngineThreadsText(cpu), ideal);
   } else if (largest == "client") {
-    s = fmt::format("the response tail is the client's own: {} of p99 {} was added while its threads held the CPU "
+    s = fmt::format("the response tail is the client's own{}: {} of p99 {} was added while its threads held the CPU "
                     "({}{}); an ideal client has p99 {}",
-                    Pct(t.client), p99, FormatDurationNs(static_cast<double>(cpu.client_ns)),
+                    lead, Pct(t.client), p99, FormatDurationNs(static_cast<double>(cpu.client_ns)),
                     workers > worker_cpus ? fmt::format(", and {:.0f} workers shared {:.0f} CPU{}", workers, worker_cpus,
                                                                 worker_cpus == 1 ? "" : "s")
                                           : "",
@@ -232,7 +234,7 @@ std::string CauseNote(const driver::RunResult& r, const RunCauses& c, const driv
       s += ". Fewer workers than the CPUs they run on (--threads, --cpus) leaves CPU time to the rest";
   } else {
     const RunPlatform p = RunPlatformOf(r);
-    s = fmt::format("the response tail is the platform's: {} of p99 {}", Pct(t.platform), p99);
+    s = fmt::format("the response tail is the platform's{}: {} of p99 {}", lead, Pct(t.platform), p99);
     if (t.platform_speed > 0)
       s += fmt::format(" ({} measured by the platform meter: CPUs that ran slow or stopped (slowest unit {:.2f}, "
                        "stopped {}) stretched the service times; on a steady platform the ideal client's p99 is {})",
