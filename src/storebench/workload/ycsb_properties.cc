@@ -349,9 +349,13 @@ StatusOr<YcsbWorkload> YcsbWorkloadOf(const YcsbProperties& p) {
     return Status::InvalidArgument(
         "YCSB properties: every operation proportion is 0 (readproportion, updateproportion, insertproportion, "
         "scanproportion, readmodifywriteproportion)");
-  if (w.insertstart > w.recordcount && !w.insertcount)
-    return Status::InvalidArgument(fmt::format("YCSB properties insertstart ({}) > recordcount ({}) without insertcount",
-                                               w.insertstart, w.recordcount));
+  // As YCSB: insertcount defaults to recordcount − insertstart, and recordcount must hold them both.
+  const uint64_t insertcount = w.insertcount.value_or(w.recordcount >= w.insertstart ? w.recordcount - w.insertstart : 0);
+  if (w.recordcount < w.insertstart + insertcount || (!w.insertcount && w.insertstart > w.recordcount))
+    return Status::InvalidArgument(fmt::format(
+        "YCSB properties recordcount ({}) must be at least insertstart ({}) + insertcount ({})", w.recordcount,
+        w.insertstart, insertcount));
+  w.insertcount = insertcount;
   return w;
 }
 

@@ -50,7 +50,7 @@ struct YcsbWorkload {
   uint64_t recordcount = 0;     // required in practice: YCSB has no default (0 here)
   uint64_t operationcount = 0;  // likewise
   uint64_t insertstart = 0;
-  std::optional<uint64_t> insertcount;  // default: recordcount − insertstart
+  std::optional<uint64_t> insertcount;  // set by YcsbWorkloadOf: default recordcount − insertstart
   std::string table = "usertable";
   uint32_t fieldcount = 10;
   uint32_t fieldlength = 100;

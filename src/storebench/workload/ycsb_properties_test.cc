@@ -75,6 +75,7 @@ TEST(YcsbProperties, AbsentPropertiesTakeYcsbsDefaults) {
   EXPECT_EQ(w->table, "usertable");
   EXPECT_DOUBLE_EQ(w->hotspotdatafraction, 0.2);
   EXPECT_DOUBLE_EQ(w->hotspotopnfraction, 0.8);
+  EXPECT_EQ(w->insertcount, 10u) << "recordcount − insertstart";
 }
 
 // An unknown property (YCSB would ignore a typo and run its default), a value
@@ -96,7 +97,9 @@ TEST(YcsbProperties, UnknownPropertiesWrongFormsAndUnimplementedOnesAreRefused) 
                         Case{"workload=site.ycsb.workloads.TimeSeriesWorkload\n", "workload (t:1)"},
                         Case{"core_workload_insertion_retry_limit=3\n", "expected one of 0"},
                         Case{"minscanlength=10\nmaxscanlength=5\n", "minscanlength (10) > maxscanlength (5)"},
-                        Case{"readproportion=0\nupdateproportion=0\n", "every operation proportion is 0"}}) {
+                        Case{"readproportion=0\nupdateproportion=0\n", "every operation proportion is 0"},
+                        Case{"recordcount=10\ninsertstart=5\ninsertcount=6\n", "recordcount (10) must be at least"},
+                        Case{"recordcount=10\ninsertstart=11\n", "recordcount (10) must be at least insertstart (11)"}}) {
     const auto w = YcsbWorkloadOf(Parse(c.text));
     ASSERT_FALSE(w.ok()) << c.text;
     EXPECT_TRUE(w.status().IsBadInput());
