@@ -16,18 +16,20 @@ void AttachIdeal(const std::vector<std::unique_ptr<IdealClient>>& clients, bool 
     std::string IdealInterval::*interval;
     Percentiles IntervalStats::*into;
     std::optional<measure::Histogram> RunResult::*run;
+    bool needs_waits;  // made of the workers' run-queue reads: absent unless every worker measured them
   };
   static constexpr Kind kKinds[] = {
-      {&IdealClient::ideal, &IdealInterval::ideal, &IntervalStats::ideal, &RunResult::ideal},
-      {&IdealClient::observed, &IdealInterval::observed, &IntervalStats::arrival_observed, &RunResult::ideal_observed},
-      {&IdealClient::steady, &IdealInterval::steady, &IntervalStats::steady, &RunResult::steady},
-      {&IdealClient::own_cpu, &IdealInterval::own_cpu, &IntervalStats::own_cpu, &RunResult::own_cpu},
-      {&IdealClient::with_stops, &IdealInterval::with_stops, &IntervalStats::with_stops, &RunResult::with_stops}};
+      {&IdealClient::ideal, &IdealInterval::ideal, &IntervalStats::ideal, &RunResult::ideal, false},
+      {&IdealClient::observed, &IdealInterval::observed, &IntervalStats::arrival_observed, &RunResult::ideal_observed,
+       false},
+      {&IdealClient::steady, &IdealInterval::steady, &IntervalStats::steady, &RunResult::steady, false},
+      {&IdealClient::own_cpu, &IdealInterval::own_cpu, &IntervalStats::own_cpu, &RunResult::own_cpu, true},
+      {&IdealClient::with_stops, &IdealInterval::with_stops, &IntervalStats::with_stops, &RunResult::with_stops,
+       true}};
   const size_t n = r->intervals.size();
   bool any = false;
   for (const Kind& kind : kKinds) {
-    // Both need every worker's run-queue reads: without them neither is measured.
-    if ((kind.run == &RunResult::own_cpu || kind.run == &RunResult::with_stops) && !waits_measured) continue;
+    if (kind.needs_waits && !waits_measured) continue;
     measure::Histogram total(r->layout.histogram);
     std::vector<measure::Histogram> by_interval(n, measure::Histogram(r->layout.histogram));
     for (const auto& c : clients) {

@@ -29,6 +29,20 @@ WaitPolicy WaitPolicyFor(WaitMode mode, uint64_t tail_ns, bool cpus_left, bool r
   return {floor, kCapNs, true, !cpus_left};
 }
 
+// Stays awake until `deadline_ns`, calling `turn` between clock reads; the
+// last gap (last read before the deadline, first at or after it), or none
+// when the deadline had passed already.
+template <typename Turn>
+Waiter::Gap AwakeUntil(const measure::Clock& clock, uint64_t now, uint64_t deadline_ns, Turn turn) {
+  uint64_t before = 0;
+  while (now < deadline_ns) {
+    turn();
+    before = now;
+    now = clock.NowNs();
+  }
+  return before ? Waiter::Gap{before, now} : Waiter::Gap{};
+}
+
 void Waiter::WaitTowards(const measure::Clock& clock, uint64_t deadline_ns, uint64_t max_sleep_ns) {
   gap_ = {};
   late_pending_ = false;
@@ -58,28 +72,16 @@ void Waiter::WaitTowards(const measure::Clock& clock, uint64_t deadline_ns, uint
       }
       return;
     }
-    uint64_t before = 0;
-    while (now < deadline_ns) {
-      sched_yield();
-      before = now;
-      now = clock.NowNs();
-    }
-    if (before == 0) return;
-    gap_ = {before, now};
-    if (now - deadline_ns > window_ns_) {
+    gap_ = AwakeUntil(clock, now, deadline_ns, [] { sched_yield(); });
+    if (gap_.after_ns == 0) return;
+    if (gap_.after_ns - deadline_ns > window_ns_) {
       if (confirm_late_yields_)
         late_pending_ = true;
       else
         YieldWasLate();
     }
   } else {
-    uint64_t before = 0;
-    while (now < deadline_ns) {
-      measure::Pause();
-      before = now;
-      now = clock.NowNs();
-    }
-    if (before) gap_ = {before, now};
+    gap_ = AwakeUntil(clock, now, deadline_ns, [] { measure::Pause(); });
   }
 }
 

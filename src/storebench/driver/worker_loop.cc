@@ -147,18 +147,17 @@ class Loop {
         slots_[tag].busy = false;
         free_.push_back(tag);
         Record(c, slots_[tag], clock_.NowNs());
-        stopped_ns_ = 0;
         break;
       case backend::SubmitResult::kQueued:
         ++inflight_;
-        stopped_ns_ = 0;
         break;
       case backend::SubmitResult::kBusy:
         slots_[tag].busy = false;
         free_.push_back(tag);
         Reap(1);
-        return false;
+        return false;  // the stop before it stays with the arrival, tried again
     }
+    stopped_ns_ = 0;  // started: the slot carries it
     return true;
   }
 

@@ -42,7 +42,11 @@ YcsbGenerator::YcsbGenerator(const YcsbWorkload& w, YcsbInsertCounter* inserts, 
       rng_(seed),
       weights_{w.readproportion, w.updateproportion, w.insertproportion, w.scanproportion,
                w.readmodifywriteproportion},
+      shares_{},
       insertcount_(w.insertcount.value_or(w.recordcount - w.insertstart)) {
+  double sum = 0;
+  for (double x : weights_) sum += x;
+  for (int i = 0; i < 5; ++i) shares_[i] = weights_[i] / sum;
   switch (w.requestdistribution) {
     case YcsbRequestDistribution::kZipfian: {
       // YCSB's (int) cast of operationcount × insertproportion × 2.0.
@@ -69,13 +73,10 @@ YcsbGenerator::YcsbGenerator(const YcsbWorkload& w, YcsbInsertCounter* inserts, 
 
 // YCSB's DiscreteGenerator: one uniform double against the normalized weights in order.
 YcsbOp YcsbGenerator::NextOp() {
-  double sum = 0;
-  for (double x : weights_) sum += x;
   double u = rng_.NextDouble();
   for (int i = 0; i < 5; ++i) {
-    const double p = weights_[i] / sum;
-    if (u < p) return static_cast<YcsbOp>(i);
-    u -= p;
+    if (u < shares_[i]) return static_cast<YcsbOp>(i);
+    u -= shares_[i];
   }
   for (int i = 4; i >= 0; --i)  // rounding left u at the top: the last operation with a weight
     if (weights_[i] > 0) return static_cast<YcsbOp>(i);

@@ -91,6 +91,7 @@ class YcsbGenerator {
   YcsbInsertCounter* inserts_;
   Random rng_;
   double weights_[5];
+  double shares_[5];  // weights_ over their sum, in YCSB's order
   uint64_t insertcount_;
   std::unique_ptr<ScrambledZipfianDistribution> scrambled_;
   std::unique_ptr<ZipfianGenerator> ranks_;  // latest's, grown with last
